@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shoal top-level build.  `make help` lists the targets.
+
+KREL ?= $(shell scripts/krel 2>/dev/null)
+KDIR ?= /lib/modules/$(KREL)/build
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror=implicit-function-declaration
+UAPI := -Iinclude/uapi
+
+TC_PLUGINS := tc/q_trim.so
+TOOLS := tools/shoal-blast tools/shoal-sink
+
+.PHONY: all modules modules-w1 tc tools check demo bench clean help kdir
+
+all: modules tc tools
+
+help:
+	@echo "make            build kernel modules, tc plugins and tools"
+	@echo "make modules    kernel modules only (KREL=<release> or KDIR=<dir> to override)"
+	@echo "make check      every test; T=<name> runs one test or group (make check T=trim)"
+	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail"
+	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
+	@echo "make clean      remove build products"
+
+kdir:
+	@test -n "$(KREL)" -a -d "$(KDIR)" || { \
+		echo "error: no kernel headers found (KDIR=$(KDIR)); run: scripts/setup" >&2; exit 1; }
+
+modules: kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# W=1 build with warnings as errors, as `make check` runs it
+modules-w1: kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 KCFLAGS=-Werror modules
+
+tc: $(TC_PLUGINS)
+
+tc/q_%.so: tc/q_%.c tc/tc_plugin.h include/uapi/linux/pkt_sched_shoal.h
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
+
+tools: $(TOOLS)
+
+tools/shoal-%: tools/shoal-%.c tools/pktcheck.h include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
+
+check: all
+	scripts/check $(T)
+
+demo: all
+	scripts/demo
+
+bench: all
+	scripts/bench
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -f $(TC_PLUGINS) $(TOOLS)
+	rm -rf build

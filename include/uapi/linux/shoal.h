@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Shoal transport: the wire header carried after UDP.
+ *
+ * All multi-byte fields are big-endian.  The base header is 32 bytes; a
+ * packet with SHOAL_F_DEADLINE carries a 64-bit deadline right after it.
+ * No Shoal header is longer than SHOAL_HDR_MAX, so a switch that keeps
+ * SHOAL_HDR_MAX bytes after UDP keeps the whole header.
+ *
+ *  0      1      2             4             6      7      8
+ *  +------+------+-------------+-------------+------+------+
+ *  |ver|ty|flags |   sport     |   dport     |hdrlen| rsvd |
+ *  +------+------+-------------+-------------+------+------+
+ *  |                   msg_id (64)                         |  8
+ *  +---------------------------+---------------------------+
+ *  |          msg_len          |          offset           | 16
+ *  +---------------------------+---------------------------+
+ *  |        payload_len        |        type word          | 24
+ *  +---------------------------+---------------------------+
+ *  |          deadline (64), only with SHOAL_F_DEADLINE    | 32
+ *  +-------------------------------------------------------+
+ */
+#ifndef _UAPI_LINUX_SHOAL_H
+#define _UAPI_LINUX_SHOAL_H
+
+#include <linux/types.h>
+
+#define SHOAL_UDP_PORT		4797	/* default well-known destination port */
+#define SHOAL_VERSION		1
+
+#define IPPROTO_SIRD		253
+#define IPPROTO_PL2		254
+
+enum shoal_type {
+	SHOAL_T_DATA = 1,
+	__SHOAL_T_MAX = 16
+};
+
+/* byte 1 */
+#define SHOAL_F_TRIMMED		0x80	/* a switch cut this packet's payload */
+#define SHOAL_F_BOUNCED		0x40	/* a switch returned this packet to its sender */
+#define SHOAL_F_DEADLINE	0x20	/* a 64-bit deadline follows the header */
+#define SHOAL_F_RETX		0x01	/* retransmission */
+
+#define SHOAL_FLAGS_OFFSET	1	/* offset of the flags byte in the header */
+
+struct shoal_hdr {
+	__u8	ver_type;	/* version << 4 | type */
+	__u8	flags;
+	__be16	sport;		/* Shoal (not UDP) ports: socket demux */
+	__be16	dport;
+	__u8	hdr_len;	/* bytes of Shoal header, options included */
+	__u8	rsvd;
+	__be64	msg_id;
+	__be32	msg_len;	/* whole message, bytes */
+	__be32	offset;		/* of this packet's payload in the message */
+	__be32	payload_len;	/* payload as sent; more than present = trimmed */
+	__be32	word;		/* type-specific */
+} __attribute__((packed));
+
+#define SHOAL_HDR_LEN		32
+#define SHOAL_HDR_DEADLINE_LEN	40
+#define SHOAL_HDR_MAX		64
+
+static __inline__ __u8 shoal_ver_type(__u8 ver, __u8 type)
+{
+	return (__u8)((ver << 4) | (type & 0x0f));
+}
+
+#endif /* _UAPI_LINUX_SHOAL_H */
