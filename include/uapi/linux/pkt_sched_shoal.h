@@ -36,8 +36,10 @@ enum {
 	TCA_TRIM_ELIG_PORT_MAX,		/* u16: eligible L4 destination ports, high */
 	TCA_TRIM_RATE,			/* u64: own shaper, bytes per second; 0 = none */
 	TCA_TRIM_FLAGS,			/* u32: TRIM_F_* */
+	TCA_TRIM_BOUNCE_MASK,		/* u8: ORed into the mark byte on return to sender */
 	__TCA_TRIM_MAX
 };
+
 #define TCA_TRIM_MAX (__TCA_TRIM_MAX - 1)
 
 enum trim_sched {
@@ -74,6 +76,7 @@ enum trim_overflow {
 #define TRIM_DEF_CTRL_DSCP	(1ULL << 48)	/* CS6, Shoal control packets */
 #define TRIM_DEF_MARK_OFFSET	1	/* Shoal header flags byte */
 #define TRIM_DEF_MARK_MASK	0x80	/* SHOAL_F_TRIMMED */
+#define TRIM_DEF_BOUNCE_MASK	0x40	/* SHOAL_F_BOUNCED */
 
 struct tc_trim_xstats {
 	__u64 data_enq;		/* packets put in the data queue */
