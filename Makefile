@@ -10,10 +10,14 @@ CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror=implicit-function-declaration
 UAPI := -Iinclude/uapi
 
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
+UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
+
 TC_PLUGINS := tc/q_trim.so
 TOOLS := tools/shoal-blast tools/shoal-sink
 
-.PHONY: all modules modules-w1 tc tools check demo bench clean help kdir
+.PHONY: all modules modules-w1 tc tools unit check demo bench clean help kdir
 
 all: modules tc tools
 
@@ -46,7 +50,14 @@ tools: $(TOOLS)
 tools/shoal-%: tools/shoal-%.c tools/pktcheck.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
-check: all
+# userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
+unit: $(UNIT_BINS)
+
+build/unit/%: tools/testing/unit/%.c tools/testing/unit/unit.h net/sched/*.h
+	@mkdir -p build/unit
+	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Itools/testing/unit $(UAPI) -o $@ $< -lm
+
+check: all unit
 	scripts/check $(T)
 
 demo: all
