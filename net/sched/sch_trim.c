@@ -708,7 +708,7 @@ static void trim_settings_default(struct trim_settings *s)
 	s->cfg.sched = TRIM_SCHED_WRR;
 	s->cfg.hdr_weight = TRIM_DEF_HDR_WEIGHT;
 	s->cfg.data_weight = TRIM_DEF_DATA_WEIGHT;
-	s->cfg.tail_prob = TRIM_PROB_MAX / 2;	/* NDP's coin */
+	s->cfg.tail_prob = TRIM_DEF_TAIL_PROB;
 	s->cfg.mark_dscp = TRIM_DSCP_KEEP;
 	s->cfg.mark_offset = TRIM_DEF_MARK_OFFSET;
 	s->cfg.mark_mask = TRIM_DEF_MARK_MASK;

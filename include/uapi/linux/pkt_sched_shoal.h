@@ -73,6 +73,7 @@ enum trim_overflow {
 #define TRIM_DEF_KEEP		64	/* the largest Shoal header */
 #define TRIM_DEF_HDR_WEIGHT	10
 #define TRIM_DEF_DATA_WEIGHT	1
+#define TRIM_DEF_TAIL_PROB	(TRIM_PROB_MAX / 2)	/* NDP's coin */
 #define TRIM_DEF_CTRL_DSCP	(1ULL << 48)	/* CS6, Shoal control packets */
 #define TRIM_DEF_MARK_OFFSET	1	/* Shoal header flags byte */
 #define TRIM_DEF_MARK_MASK	0x80	/* SHOAL_F_TRIMMED */
