@@ -17,7 +17,10 @@ UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 TC_PLUGINS := tc/q_trim.so
 TOOLS := tools/shoal-blast tools/shoal-sink
 
-.PHONY: all modules modules-w1 tc tools unit check demo bench clean help kdir
+TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
+MANDIR ?= /usr/share/man
+
+.PHONY: all modules modules-w1 tc tools unit check demo bench clean help kdir install
 
 all: modules tc tools
 
@@ -27,6 +30,7 @@ help:
 	@echo "make check      every test; T=<name> runs one test or group (make check T=trim)"
 	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail"
 	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
+	@echo "make install    install modules (for KREL), tc plugins and man pages on this machine"
 	@echo "make clean      remove build products"
 
 kdir:
@@ -65,6 +69,13 @@ demo: all
 
 bench: all
 	scripts/bench
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(KREL)
+	install -d $(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIB_DIR)/
+	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
