@@ -1,0 +1,519 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Shoal scenario library: a switch fabric in network namespaces.
+#
+#   sender 1 (eth0) ---- (s1) \
+#   sender 2 (eth0) ---- (s2)  switch netns (L3 router) (r0) ---- (eth0) receiver
+#   ...                       /
+#   sender N (eth0) ---- (sN)
+#
+# Sender i: 10.100.i.1/24 and fd00:100:<i hex>::1/64; the switch is .254 / ::fe
+# on every link; receiver: 10.200.0.1/24 and fd00:200::1/64.  Neighbour entries
+# are permanent and IPv6 addresses skip DAD, so no ARP/ND competes with an
+# incast; links have fixed MAC addresses so those entries can be written up
+# front.  The qdisc under test goes on the switch's r0 (towards the receiver).
+#
+# Usage: source this file, then
+#   topo_init [name]          unique namespace prefix, cleanup on exit
+#   topo_build N              N senders, switch, receiver
+#   topo_link_qdisc ...       tbf root on r0 with a child qdisc
+#   topo_qstats               qdisc counters of r0 as shell assignments
+# Namespaces: $TOPO_SW, $TOPO_RX, topo_sender_ns I.
+
+TREE=${TREE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
+BLAST=$TREE/tools/shoal-blast
+SINK=$TREE/tools/shoal-sink
+export TC_LIB_DIR=${TC_LIB_DIR:-$TREE/tc}
+
+TOPO_PREFIX=
+TOPO_SW=
+TOPO_RX=
+TOPO_BACKLOG_OLD=
+TOPO_PIDS=()
+TOPO_MTU=${TOPO_MTU:-1500}	# of every link; set before topo_build
+
+topo_log()
+{
+	echo "# $*"
+}
+
+topo_die()
+{
+	echo "Bail out! $*"
+	exit 1
+}
+
+topo_sender_ns()
+{
+	echo "${TOPO_PREFIX}-s$1"
+}
+
+# topo_sender_addr I FAMILY
+topo_sender_addr()
+{
+	if [ "$2" = 6 ]; then
+		printf 'fd00:100:%x::1\n' "$1"
+	else
+		echo "10.100.$1.1"
+	fi
+}
+
+# topo_rx_addr FAMILY
+topo_rx_addr()
+{
+	if [ "$1" = 6 ]; then echo fd00:200::1; else echo 10.200.0.1; fi
+}
+
+# Fixed MACs: 02:5e:<link>:<side>:...; link 0 is the receiver link.
+topo_mac()
+{
+	printf '02:5e:00:%02x:%02x:%02x\n' $(($1 >> 8)) $(($1 & 255)) "$2"
+}
+
+topo_teardown()
+{
+	local pid ns
+
+	for pid in "${TOPO_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null
+	done
+	TOPO_PIDS=()
+	if [ -n "$TOPO_PREFIX" ]; then
+		for ns in $(ip netns list | awk '{print $1}'); do
+			case "$ns" in
+			"$TOPO_PREFIX"-*) ip netns del "$ns" 2>/dev/null ;;
+			esac
+		done
+	fi
+	if [ -n "$TOPO_BACKLOG_OLD" ]; then
+		sysctl -qw net.core.netdev_max_backlog="$TOPO_BACKLOG_OLD"
+		TOPO_BACKLOG_OLD=
+	fi
+}
+
+# topo_modules: the trim qdisc from this tree, tbf from the kernel.
+topo_modules()
+{
+	if ! grep -q '^sch_trim ' /proc/modules; then
+		insmod "$TREE/net/sched/sch_trim.ko" ||
+			topo_die "insmod $TREE/net/sched/sch_trim.ko failed (make modules?)"
+	fi
+	modprobe sch_tbf || topo_die "modprobe sch_tbf failed"
+}
+
+# topo_init [NAME]: choose a prefix no other run uses; tear down on exit.
+topo_init()
+{
+	local name=${1:-topo}
+
+	[ "$(id -u)" = 0 ] || topo_die "must run as root"
+	if [ ! -x "$BLAST" ] || [ ! -x "$SINK" ]; then
+		topo_die "build the tools first: make tools"
+	fi
+	command -v ethtool >/dev/null || topo_die "ethtool missing"
+	command -v python3 >/dev/null || topo_die "python3 missing"
+	TOPO_PREFIX="$name-$$"
+	trap topo_teardown EXIT
+	trap 'exit 130' INT TERM
+}
+
+# Under QEMU TCG every `ip netns exec` or `ip -n` costs most of a second,
+# so the fabric is built with one `ip -batch` per namespace plus one exec
+# for what ip cannot do (sysctl, ethtool), namespaces in parallel.
+# Links get `addrgenmode none` before they come up: no IPv6 link-local
+# address, hence no DAD, router solicitation or MLD on it.
+
+# topo_link_cfg DEV ADDR4/LEN ADDR6/LEN GW4 GW6 PEERMAC NEIGH4 NEIGH6 [default]:
+# ip batch lines for one end of a link; "default" adds default routes via
+# GW4/GW6, NEIGH4/NEIGH6 get PEERMAC as permanent neighbours.
+topo_link_cfg()
+{
+	local dev=$1 a4=$2 a6=$3 gw4=$4 gw6=$5 mac=$6 n4=$7 n6=$8 dflt=${9:-}
+
+	echo "link set dev $dev addrgenmode none"
+	echo "address add $a4 dev $dev"
+	echo "address add $a6 dev $dev nodad"
+	echo "link set dev $dev up"
+	echo "neigh replace $n4 lladdr $mac dev $dev nud permanent"
+	echo "neigh replace $n6 lladdr $mac dev $dev nud permanent"
+	if [ "$dflt" = default ]; then
+		echo "route add default via $gw4"
+		echo "route add default via $gw6"	# family from the gateway
+	fi
+}
+
+# topo_host_setup NS BATCHFILE: configure an end host in one exec; its
+# eth0 sends final checksums (the sink verifies every one).
+topo_host_setup()
+{
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$1" sh -c '
+		ip link set lo up && ip -batch "$1" &&
+		ethtool -K eth0 tx off >/dev/null' sh "$2"
+}
+
+# topo_build N: N senders -> switch -> receiver, IPv4 and IPv6.
+topo_build()
+{
+	local n=$1 i ns sw rx tmp pids=() p rc=0 sysctls ifs gw6
+	local rmac_w rmac_r mac_s mac_w
+
+	TOPO_SW="$TOPO_PREFIX-sw"
+	TOPO_RX="$TOPO_PREFIX-rx"
+	sw=$TOPO_SW
+	rx=$TOPO_RX
+	tmp=$(mktemp -d) || topo_die "mktemp"
+
+	# the switch enqueues from every sender's softirq: queue there, not
+	# in the per-CPU backlog, so raise the backlog well above any burst
+	if [ -z "$TOPO_BACKLOG_OLD" ]; then
+		TOPO_BACKLOG_OLD=$(sysctl -n net.core.netdev_max_backlog)
+		sysctl -qw net.core.netdev_max_backlog=100000
+	fi
+
+	for ns in "$sw" "$rx" $(for i in $(seq 1 "$n"); do topo_sender_ns "$i"; done); do
+		ip netns add "$ns" || topo_die "ip netns add $ns"
+	done
+
+	# switch: every link (veth peers go straight into the hosts)
+	rmac_w=$(topo_mac 0 254)
+	rmac_r=$(topo_mac 0 1)
+	{
+		echo "link set lo up"
+		echo "link add r0 address $rmac_w mtu $TOPO_MTU type veth" \
+			"peer name eth0 netns $rx address $rmac_r mtu $TOPO_MTU"
+		topo_link_cfg r0 10.200.0.254/24 fd00:200::fe/64 - - \
+			"$rmac_r" 10.200.0.1 fd00:200::1
+		for i in $(seq 1 "$n"); do
+			ns=$(topo_sender_ns "$i")
+			mac_s=$(topo_mac "$i" 1)
+			mac_w=$(topo_mac "$i" 254)
+			echo "link add s$i address $mac_w mtu $TOPO_MTU type veth" \
+				"peer name eth0 netns $ns address $mac_s mtu $TOPO_MTU"
+			topo_link_cfg "s$i" "10.100.$i.254/24" \
+				"$(printf 'fd00:100:%x::fe/64' "$i")" - - "$mac_s" \
+				"10.100.$i.1" "$(topo_sender_addr "$i" 6)"
+		done
+	} >"$tmp/sw"
+	ip -n "$sw" -batch "$tmp/sw" || topo_die "switch links"
+
+	# hosts, in parallel
+	topo_link_cfg eth0 10.200.0.1/24 fd00:200::1/64 10.200.0.254 fd00:200::fe \
+		"$rmac_w" 10.200.0.254 fd00:200::fe default >"$tmp/rx"
+	topo_host_setup "$rx" "$tmp/rx" &
+	pids+=($!)
+	for i in $(seq 1 "$n"); do
+		gw6=$(printf 'fd00:100:%x::fe' "$i")
+		topo_link_cfg eth0 "10.100.$i.1/24" "$(topo_sender_addr "$i" 6)/64" \
+			"10.100.$i.254" "$gw6" "$(topo_mac "$i" 254)" "10.100.$i.254" "$gw6" \
+			default >"$tmp/s$i"
+		topo_host_setup "$(topo_sender_ns "$i")" "$tmp/s$i" &
+		pids+=($!)
+	done
+
+	# switch: a router that forwards whatever comes back (return to sender)
+	sysctls="net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1"
+	sysctls+=" net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0"
+	ifs="r0"
+	for i in $(seq 1 "$n"); do
+		ifs+=" s$i"
+	done
+	for i in $ifs; do
+		sysctls+=" net.ipv4.conf.$i.rp_filter=0"
+	done
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$sw" sh -c '
+		sysctl -qw $1 || exit 1
+		for i in $2; do
+			ethtool -K $i gro off gso off tso off >/dev/null || exit 1
+		done' sh "$sysctls" "$ifs" &
+	pids+=($!)
+
+	for p in "${pids[@]}"; do
+		wait "$p" || rc=1
+	done
+	rm -rf "$tmp"
+	[ $rc = 0 ] || topo_die "fabric setup failed"
+	topo_settle
+}
+
+# Address changes schedule a few unsolicited MLD reports (within ~2 s);
+# let them pass before a qdisc counts packets on r0.
+topo_settle()
+{
+	sleep "${TOPO_SETTLE:-2.5}"
+}
+
+# topo_link_qdisc RATE BURST LIMIT CHILD...: tbf as root of r0 (the link),
+# CHILD (e.g. "trim limit 12" or "pfifo limit 12") as its queue.
+topo_link_qdisc()
+{
+	local rate=$1 burst=$2 limit=$3
+
+	shift 3
+	tc -n "$TOPO_SW" qdisc del dev r0 root 2>/dev/null
+	tc -n "$TOPO_SW" qdisc add dev r0 root handle 1: tbf rate "$rate" \
+		burst "$burst" limit "$limit" || return 1
+	tc -n "$TOPO_SW" qdisc add dev r0 parent 1:1 handle 10: "$@" || return 1
+}
+
+topo_link_qdisc_del()
+{
+	tc -n "$TOPO_SW" qdisc del dev r0 root 2>/dev/null
+}
+
+# One python program reads what tools and tc wrote (python starts slowly
+# in the VM: one run per case).  Modes:
+#   qdisc              tc -s -j qdisc JSON on stdin
+#   case DIR N         DIR/blast-1..N.json, DIR/sink.json, DIR/qdisc.json
+# and prints shell assignments.  Missing values read as -1, so that checks
+# on them fail rather than pass.
+#
+# qdisc: tbf_<field> for the root (tbf), child_<field> for handle 10:;
+# tc prints a qdisc's xstats among its other keys, so the child's are
+# child_<member of struct tc_trim_xstats>, e.g. child_trim_tail.  Floats
+# (child_hdr_sojourn_avg_us) are printed as they come: not for (( )).
+#
+# case, in addition: sent send_errors retries bounced bounce_invalid
+# bounce_dup blast_rx_dropped (summed over senders), skew_us (first to
+# last sender start), s_<field> for the sink's integer fields,
+# d_whole_<stat> and d_trim_<stat> (us), per_sender_bad (senders whose
+# sent != whole + trimmed + unmarked + bounced at the sink/sender), reasons
+# (malformed packets, text).
+TOPO_PY='
+import json, re, sys
+
+def flat(prefix, obj, out):
+    for k, v in obj.items():
+        k = re.sub(r"[^A-Za-z0-9_]", "_", k)
+        if isinstance(v, dict):
+            flat(prefix, v, out)
+        elif isinstance(v, bool):
+            out[prefix + k] = int(v)
+        elif isinstance(v, (int, float)):
+            out[prefix + k] = v
+
+def qdisc(text, out):
+    out.update({"tbf_drops": -1, "child_drops": -1, "child_packets": -1})
+    for f in ("data_enq data_deq hdr_enq hdr_deq ctrl_enq fwd_hdr_enq trim_arrival "
+              "trim_tail trimmed_bytes small_promoted hdr_drop bounced bounce_err "
+              "inelig_drop trim_err inelig_nonip inelig_frag inelig_proto inelig_encap "
+              "gso_split ecn_mark hdr_sojourn_sum_ns hdr_sojourn_max_ns "
+              "data_sojourn_sum_ns data_sojourn_max_ns data_qlen hdr_qlen data_backlog "
+              "hdr_backlog data_qlen_max hdr_qlen_max").split():
+        out["child_" + f] = -1
+    try:
+        qdiscs = json.loads(text)
+    except ValueError:
+        qdiscs = []
+    for q in qdiscs:
+        if q.get("root"):
+            pre = "tbf_" if q.get("kind") == "tbf" else "root_"
+        elif q.get("handle") == "10:":
+            pre = "child_"
+        else:
+            continue
+        flat(pre, {k: v for k, v in q.items() if k != "options"}, out)
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+def case(d, n, out):
+    try:
+        with open(d + "/qdisc.json") as f:
+            qdisc(f.read(), out)
+    except OSError:
+        qdisc("", out)
+    for k in ("sent send_errors retries bounced bounce_invalid bounce_dup "
+              "blast_rx_dropped").split():
+        out[k] = 0
+    blasts, starts = {}, []
+    for i in range(1, n + 1):
+        b = blasts[i] = load("%s/blast-%d.json" % (d, i))
+        for k in ("sent", "send_errors", "retries", "bounced", "bounce_invalid",
+                  "bounce_dup"):
+            out[k] += int(b.get(k, 0))
+        out["blast_rx_dropped"] += int(b.get("rx_dropped", 0))
+        if "start_us" in b:
+            starts.append(int(b["start_us"]))
+    out["skew_us"] = max(starts) - min(starts) if starts else -1
+    s = load(d + "/sink.json")
+    for k in ("total distinct whole trimmed trimmed_unmarked malformed duplicates "
+              "csum_ok csum_partial csum_zero bounced_flag fragments other truncated "
+              "capture_drops udp_rx udp_drops jumps").split():
+        out["s_" + k] = -1
+    for k in ("min", "p50", "p99", "max"):
+        out["d_whole_" + k] = out["d_trim_" + k] = -1
+    for k, v in s.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            out["s_" + k] = v
+    for kind, key in (("whole", "d_whole"), ("trimmed", "d_trim")):
+        for f, v in s.get("delay_us", {}).get(kind, {}).items():
+            out["%s_%s" % (key, f)] = int(v)
+    ps = s.get("per_sender", {})
+    bad = 0
+    for i, b in blasts.items():
+        p = ps.get(str(i), {})
+        got = p.get("whole", 0) + p.get("trimmed", 0) + p.get("trimmed_unmarked", 0)
+        if got + int(b.get("bounced", 0)) != int(b.get("sent", -1)):
+            bad += 1
+    out["per_sender_bad"] = bad
+    out["reasons"] = "\x27%s\x27" % json.dumps(s.get("malformed_reasons", {})).replace("\x27", "")
+
+out = {}
+if sys.argv[1] == "qdisc":
+    qdisc(sys.stdin.read(), out)
+else:
+    case(sys.argv[2], int(sys.argv[3]), out)
+for k, v in sorted(out.items()):
+    print("%s=%s" % (k, v))
+'
+
+# topo_qstats [DEV]: r0's qdisc counters now, as shell assignments (above)
+topo_qstats()
+{
+	tc -n "$TOPO_SW" -s -j qdisc show dev "${1:-r0}" | python3 -c "$TOPO_PY" qdisc
+}
+
+# topo_qdisc_save FILE [DEV]: r0's qdisc counters as tc JSON, for topo_collect
+topo_qdisc_save()
+{
+	tc -n "$TOPO_SW" -s -j qdisc show dev "${2:-r0}" >"$1"
+}
+
+# topo_softnet_drops: packets dropped for a full per-CPU backlog, all CPUs.
+topo_softnet_drops()
+{
+	local sum=0 _ d _rest
+
+	while read -r _ d _rest; do
+		sum=$((sum + 16#$d))
+	done </proc/net/softnet_stat
+	echo "$sum"
+}
+
+# topo_sink OUTJSON ARGS...: start shoal-sink on the receiver's eth0 in the
+# background; returns once its sockets are open.  Sets TOPO_SINK_PID.
+# Its summary line goes to OUTJSON with .log for .json.
+topo_sink()
+{
+	local json=$1 ready="$1.ready" i
+
+	shift
+	rm -f "$ready" "$json"
+	ip netns exec "$TOPO_RX" "$SINK" --dev eth0 --json "$json" --ready "$ready" "$@" \
+		2>"${json%.json}.log" &
+	TOPO_SINK_PID=$!
+	TOPO_PIDS+=("$TOPO_SINK_PID")
+	for i in $(seq 1 200); do
+		[ -e "$ready" ] && return 0
+		kill -0 "$TOPO_SINK_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	topo_die "shoal-sink did not start"
+}
+
+topo_sink_wait()
+{
+	wait "$TOPO_SINK_PID"
+	local rc=$?
+
+	TOPO_PIDS=("${TOPO_PIDS[@]/$TOPO_SINK_PID}")
+	return $rc
+}
+
+# topo_blast N FAMILY OUTDIR ARGS...: senders 1..N blast at the receiver,
+# all at once so that they really form an incast: each opens its socket,
+# says so with a ready file and waits for SIGUSR1, which they all get
+# together (`ip netns exec` execs in place: $! is shoal-blast itself).
+# Waits for all of them; sender i uses --id i and writes
+# OUTDIR/blast-i.json and blast-i.log.
+topo_blast()
+{
+	local n=$1 fam=$2 dir=$3 i pids=() rc=0 dst tries
+
+	shift 3
+	dst=$(topo_rx_addr "$fam")
+	for i in $(seq 1 "$n"); do
+		rm -f "$dir/blast-$i.json" "$dir/blast-$i.ready"
+		ip netns exec "$(topo_sender_ns "$i")" "$BLAST" "-$fam" --dst "$dst" \
+			--id "$i" --ready "$dir/blast-$i.ready" --json "$dir/blast-$i.json" \
+			"$@" 2>"$dir/blast-$i.log" &
+		pids+=($!)
+	done
+	TOPO_PIDS+=("${pids[@]}")
+	for i in $(seq 1 "$n"); do
+		for ((tries = 0; tries < 1200; tries++)); do
+			[ -e "$dir/blast-$i.ready" ] && break
+			kill -0 "${pids[i - 1]}" 2>/dev/null || break
+			sleep 0.05
+		done
+	done
+	kill -USR1 "${pids[@]}" 2>/dev/null
+	for i in "${pids[@]}"; do
+		wait "$i" || rc=1
+	done
+	return $rc
+}
+
+# topo_collect DIR N: everything about one case, as shell assignments
+# (see TOPO_PY); save the qdisc first with topo_qdisc_save DIR/qdisc.json.
+topo_collect()
+{
+	python3 -c "$TOPO_PY" case "$1" "$2"
+}
+
+# jget FILE KEY[.KEY...]: one value from a JSON file
+jget()
+{
+	python3 -c '
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].split("."):
+    v = v[k]
+print(v)' "$1" "$2"
+}
+
+# jsum KEY FILE...: the sum of a numeric field over several JSON files
+jsum()
+{
+	local key=$1
+
+	shift
+	python3 -c '
+import json, sys
+print(sum(json.load(open(f))[sys.argv[1]] for f in sys.argv[2:]))' "$key" "$@"
+}
+
+# ---- TAP-ish result lines ----
+
+TAP_N=0
+TAP_FAIL=0
+
+# tap_ok COND DESCRIPTION: COND is an arithmetic expression for (( ))
+tap_ok()
+{
+	TAP_N=$((TAP_N + 1))
+	if (($1)); then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAIL=$((TAP_FAIL + 1))
+	fi
+}
+
+tap_done()
+{
+	echo "1..$TAP_N"
+	if [ "$TAP_FAIL" -ne 0 ]; then
+		echo "# FAIL: $TAP_FAIL of $TAP_N checks failed"
+		return 1
+	fi
+	echo "# PASS: all $TAP_N checks passed"
+	return 0
+}
