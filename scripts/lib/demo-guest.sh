@@ -47,7 +47,9 @@ incast()
 		"$( ((s_trimmed > 0)) && ms "$d_trim_p50" || echo -)"
 	eval "${tag}_lost=$lost ${tag}_sent=$sent ${tag}_trimmed=$s_trimmed"
 	eval "${tag}_p99=$d_whole_p99 ${tag}_hdr=$d_trim_p50 ${tag}_data=$d_whole_p50"
-	eval "${tag}_hsoj=${child_hdr_sojourn_avg_us%.*} ${tag}_dsoj=${child_data_sojourn_avg_us%.*}"
+	hsoj=${child_hdr_sojourn_avg_us:-0} dsoj=${child_data_sojourn_avg_us:-0}
+	eval "${tag}_hsoj=${hsoj%.*} ${tag}_dsoj=${dsoj%.*}"
+	unset child_hdr_sojourn_avg_us child_data_sojourn_avg_us
 }
 
 # ms MICROSECONDS: "12.3ms", or "-" when there was nothing to measure
