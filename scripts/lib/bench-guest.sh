@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench`, inside the VM (scripts/bench starts it): packets per second
+# through one switch port with our qdisc and with the in-tree alternatives,
+# in the same run, as ratios.  One sender blasts as fast as it can; the
+# whole path (sender, switch forwarding, qdisc, veth) runs in its context,
+# so its send rate is the rate of the path.  Each configuration runs
+# BENCH_ROUNDS times, interleaved, and the median counts.
+# shellcheck disable=SC2154	# counters arrive by eval
+set -u
+
+TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck source=../../tools/testing/lib/topo.sh
+source "$TREE/tools/testing/lib/topo.sh"
+
+ROUNDS=${BENCH_ROUNDS:-5}
+COUNT=${BENCH_COUNT:-20000}
+DIR=${VM_OUT:-/tmp}/bench
+mkdir -p "$DIR"
+
+topo_modules
+modprobe sch_fq_codel
+topo_init bench
+topo_build 1 >/dev/null
+
+# measure NAME SIZE QDISC [CHILD]: one run, appends "NAME pps delivered
+# trimmed".  QDISC is the root of the switch port, CHILD its child (tbf).
+measure()
+{
+	local name=$1 size=$2 d=$DIR/run
+
+	mkdir -p "$d"
+	rm -f "$d"/*.json
+	# shellcheck disable=SC2086	# the specs are word lists
+	ip netns exec "$TOPO_SW" tc qdisc replace dev r0 root handle 1: $3 ||
+		topo_die "cannot set up $3"
+	# shellcheck disable=SC2086
+	[ -z "${4:-}" ] || ip netns exec "$TOPO_SW" tc qdisc add dev r0 parent 1:1 $4 ||
+		topo_die "cannot set up $4"
+	topo_sink "$d/sink.json" -4 --idle 1000 --timeout 120 --expect "$COUNT"
+	topo_blast 1 4 "$d" --count "$COUNT" --size "$size" >/dev/null 2>&1
+	topo_sink_wait
+	eval "$(topo_collect "$d" 1)"
+	echo "$name $(jget "$d/blast-1.json" pps) $((s_whole + s_trimmed)) $s_trimmed" \
+		>>"$DIR/samples"
+	ip netns exec "$TOPO_SW" tc qdisc del dev r0 root
+}
+
+: >"$DIR/samples"
+# Trimming half the packets needs a link at about half the rate the sender
+# reaches through it; pfifo under the same tbf drops that half instead.
+# Calibrate: start from half the unshaped rate, then scale by the share of
+# packets that arrived whole, until about half do.
+measure probe 1000 "pfifo limit 10000"
+measure probe 1000 "pfifo limit 10000"
+half=$(tail -n 1 "$DIR/samples" | awk '{ printf "%d", $2 * (1000 + 32 + 8 + 20 + 14) * 8 / 2 }')
+for try in 1 2 3 4; do
+	: >"$DIR/samples"
+	measure probe 1000 "tbf rate ${half}bit burst 32k limit 1m" \
+		"trim limit 12 hdr_limit 10000"
+	whole=$(awk -v n="$COUNT" '{ printf "%.3f", ($3 - $4) / n }' "$DIR/samples")
+	echo "calibration $try: link ${half}bit, $whole of the packets whole" >&2
+	awk -v w="$whole" 'BEGIN { exit !(w > 0.35 && w < 0.65) }' && break
+	half=$(awk -v h="$half" -v w="$whole" \
+		'BEGIN { w = w < 0.05 ? 0.05 : w; printf "%d", h * 0.5 / w }')
+done
+: >"$DIR/samples"
+for r in $(seq 1 "$ROUNDS"); do
+	echo "round $r of $ROUNDS" >&2
+	measure pfifo 64 "pfifo limit 10000"
+	measure fq_codel 64 fq_codel
+	measure trim 64 "trim limit 10000"
+	link="tbf rate ${half}bit burst 32k limit 1m"
+	measure tbf-pfifo 1000 "$link" "pfifo limit 12"
+	measure tbf-trim 1000 "$link" "trim limit 12 hdr_limit 10000"
+done
+
+python3 - "$DIR/samples" "$COUNT" "$ROUNDS" "$half" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    name, pps, got, trimmed = line.split()
+    runs.setdefault(name, []).append((float(pps), int(got), int(trimmed)))
+count, rounds, half = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+med = {k: statistics.median(p for p, _, _ in v) for k, v in runs.items()}
+def row(name, base, note=""):
+    v = runs[name]
+    lost = sum(count - g for _, g, _ in v) // len(v)
+    trimmed = sum(t for _, _, t in v) / (count * len(v))
+    print("%-12s %10.0f %8.2fx %8.0f%% %6d   %s" % (name, med[name], med[name] / med[base],
+                                                  100 * trimmed, lost, note))
+print("Shoal bench: one sender -> switch netns -> receiver, unshaped veth path,")
+print("%d packets a run, median of %d interleaved runs (QEMU TCG: compare ratios)" % (count, rounds))
+print()
+print("%-12s %10s %9s %9s %6s" % ("qdisc", "pps", "ratio", "trimmed", "lost"))
+print("(pps: median sender rate; lost: packets a run that did not arrive)")
+print("64-byte payloads (the qdisc's per-packet cost):")
+row("pfifo", "pfifo", "pfifo limit 10000 (baseline)")
+row("fq_codel", "pfifo", "fq_codel defaults")
+row("trim", "pfifo", "trim limit 10000: nothing trimmed")
+print("1000-byte payloads into a link (tbf) at %.0f Mbit/s, about half the offered load:" % (half / 1e6))
+row("tbf-pfifo", "tbf-pfifo", "pfifo limit 12: drops what does not fit (baseline)")
+row("tbf-trim", "tbf-pfifo", "trim limit 12: trims it instead (about half)")
+print()
+r = med["trim"] / med["pfifo"]
+print("trim, not trimming, runs at %.2fx pfifo (goal: at least 0.90x): %s"
+      % (r, "met" if r >= 0.9 else "NOT met"))
+PY
