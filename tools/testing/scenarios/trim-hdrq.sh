@@ -3,8 +3,14 @@
 #
 # trim-hdrq: the trim qdisc's header queue.
 #  (a) jump: paced senders load a 20 Mbit/s port with a 12-packet data
-#      queue about 2.6 times over (pacing leaves CPU for the link's timer
-#      and softirq; saturated vCPUs stall the link and swamp the averages).
+#      queue 1.4 times over.  Timing needs a guest that gets its CPU: on a
+#      busy host the vCPUs stop for up to 100s of ms, packets wait in the
+#      switch's ingress backlog (before the qdisc: in the sink's delays,
+#      not in xstats) and the link's timer fires late, so the emulated link
+#      runs well below its rate.  A run that shows this (a sender short of
+#      its rate, a packet 25 ms late through a 5 ms queue) is repeated, up
+#      to 3 times; if all are disturbed, the two delay-magnitude checks are
+#      skipped with the reason.  Counts and jumps are checked always.
 #      Trimmed headers go to the header queue and overtake the data queued
 #      before them: header sojourn (xstats) and header one-way delay (sink)
 #      are far below data's, and headers arrive before older whole packets
@@ -36,7 +42,11 @@ JUMP_SENDERS=4
 JUMP_COUNT=400
 JUMP_SIZE=1000
 JUMP_LINK=20mbit	# 2300 frames/s of 1074 bytes
-JUMP_PPS=1500		# per sender: 6000/s offered
+JUMP_PPS=800		# per sender: 3200/s offered
+JUMP_BURST_FRAMES=6	# tbf bucket: lets the link catch up after late timers
+# a full data queue drains in 12 x 430 us; 25 ms through it is a disturbance
+JUMP_LATE_US=25000
+JUMP_ATTEMPTS=3
 
 RTS_SENDERS=16
 RTS_COUNT=300
@@ -65,12 +75,12 @@ topo_build "$max"
 
 CASES=()
 
-# run_case TAG N FAMILY COUNT SIZE LINK BLAST_ARGS -- CHILD...
+# run_case TAG N FAMILY COUNT SIZE LINK BURST_FRAMES BLAST_ARGS -- CHILD...
 run_case()
 {
-	local tag=$1 n=$2 fam=$3 count=$4 size=$5 link=$6 dir blast_args=() burst
+	local tag=$1 n=$2 fam=$3 count=$4 size=$5 link=$6 frames=$7 dir blast_args=() burst
 
-	shift 6
+	shift 7
 	while [ "$1" != -- ]; do
 		blast_args+=("$1")
 		shift
@@ -79,19 +89,22 @@ run_case()
 	dir=$RAW/$tag
 	mkdir -p "$dir"
 	rm -f "$dir"/*.json
-	# tbf is only the link: a burst of 2 frames (tbf drops a frame above it)
-	burst=$((2 * (size + 32 + 8 + 40 + 14)))
+	# tbf is only the link: a burst of a few frames (never below one frame:
+	# tbf drops a frame larger than its bucket)
+	burst=$((frames * (size + 32 + 8 + 40 + 14)))
 	if ! topo_link_qdisc "$link" "$burst" "$TBF_LIMIT" "$@"; then
 		tap_ok 0 "$tag: qdisc setup ($*)"
 		return 1
 	fi
-	softnet0=$(topo_softnet_drops)
+	topo_softnet_drops
+	softnet0=$TOPO_SOFTNET
 	topo_sink "$dir/sink.json" "-$fam" --idle 2000 --timeout 120
 	topo_blast "$n" "$fam" "$dir" --count "$count" --size "$size" "${blast_args[@]}" ||
 		topo_log "$tag: a sender failed"
 	topo_sink_wait || topo_log "$tag: shoal-sink failed"
 	topo_qdisc_save "$dir/qdisc.json"
-	softnet=$(($(topo_softnet_drops) - softnet0))
+	topo_softnet_drops
+	softnet=$((TOPO_SOFTNET - softnet0))
 	topo_collect "$dir" "$n" >"$dir/values.sh"
 	# shellcheck disable=SC1091
 	source "$dir/values.sh"
@@ -114,7 +127,7 @@ check_valid()
 # ---- (a) headers jump the data queue ----
 part_jump()
 {
-	local fam sched tag hdr_avg data_avg
+	local fam sched tag hdr_avg data_avg attempt why
 
 	for fam in $FAMILIES; do
 		for sched in strict wrr; do
@@ -122,10 +135,21 @@ part_jump()
 			[ "$fam" = 6 ] && [ "$sched" = wrr ] && continue
 			tag="jump-v$fam-$sched"
 			total=$((JUMP_SENDERS * JUMP_COUNT))
-			t0=$SECONDS
-			run_case "$tag" "$JUMP_SENDERS" "$fam" "$JUMP_COUNT" "$JUMP_SIZE" \
-				"$JUMP_LINK" --rate "$JUMP_PPS" -- \
-				trim limit 12 sched "$sched" || continue
+			for ((attempt = 1; attempt <= JUMP_ATTEMPTS; attempt++)); do
+				t0=$SECONDS
+				run_case "$tag" "$JUMP_SENDERS" "$fam" "$JUMP_COUNT" "$JUMP_SIZE" \
+					"$JUMP_LINK" "$JUMP_BURST_FRAMES" --rate "$JUMP_PPS" -- \
+					trim limit 12 sched "$sched" || continue 2
+				why=
+				((rate_pct < 90)) && why+="a sender made $rate_pct% of its rate; "
+				((d_whole_max > JUMP_LATE_US || d_trim_max > JUMP_LATE_US)) &&
+					why+="delay max $((d_whole_max / 1000))/$((d_trim_max / 1000)) ms whole/trimmed; "
+				((child_data_sojourn_max_ns / 1000 > JUMP_LATE_US)) &&
+					why+="data sojourn max $((child_data_sojourn_max_ns / 1000000)) ms; "
+				[ -z "$why" ] && break
+				topo_log "$tag: attempt $attempt disturbed: $why"
+			done
+			((attempt > JUMP_ATTEMPTS)) && attempt=$JUMP_ATTEMPTS
 			hdr_avg=$((child_hdr_deq > 0 ? child_hdr_sojourn_sum_ns / child_hdr_deq : -1))
 			data_avg=$((child_data_deq > 0 ? child_data_sojourn_sum_ns / child_data_deq : -1))
 			echo "# $tag: sent $sent, whole $s_whole, trimmed $s_trimmed;" \
@@ -139,12 +163,20 @@ part_jump()
 				"$tag: trimmed > 0 and == xstats trims ($s_trimmed, $child_trim_arrival + $child_trim_tail)"
 			tap_ok "child_data_deq == s_whole && child_hdr_drop == 0" \
 				"$tag: xstats data_deq == whole, no hdr_drop ($child_data_deq vs $s_whole, $child_hdr_drop)"
-			tap_ok "hdr_avg >= 0 && data_avg > 0 && 4 * hdr_avg < data_avg" \
-				"$tag: header sojourn avg < 1/4 data sojourn avg ($hdr_avg vs $data_avg ns)"
-			tap_ok "d_trim_p50 >= 0 && 2 * d_trim_p50 < d_whole_p50" \
-				"$tag: trimmed delay p50 < 1/2 whole delay p50 ($d_trim_p50 vs $d_whole_p50 us)"
+			if [ -n "$why" ]; then
+				tap_skip "$tag: header sojourn avg < 1/4 data sojourn avg ($hdr_avg vs $data_avg ns)" \
+					"guest starved in $JUMP_ATTEMPTS runs: $why"
+				tap_skip "$tag: trimmed delay p50 < 1/4 whole delay p50 ($d_trim_p50 vs $d_whole_p50 us)" \
+					"guest starved in $JUMP_ATTEMPTS runs"
+			else
+				tap_ok "hdr_avg >= 0 && data_avg > 0 && 4 * hdr_avg < data_avg" \
+					"$tag: header sojourn avg < 1/4 data sojourn avg ($hdr_avg vs $data_avg ns)"
+				tap_ok "d_trim_p50 >= 0 && 4 * d_trim_p50 < d_whole_p50" \
+					"$tag: trimmed delay p50 < 1/4 whole delay p50 ($d_trim_p50 vs $d_whole_p50 us)"
+			fi
 			tap_ok "s_jumps > 0" "$tag: headers overtook older data ($s_jumps jumps)"
 			CASES+=("{\"case\": \"$tag\", \"sent\": $sent, \"whole\": $s_whole, \"trimmed\": $s_trimmed,
+  \"attempts\": $attempt, \"disturbed\": \"$why\", \"data_sojourn_max_ns\": $child_data_sojourn_max_ns,
   \"hdr_sojourn_avg_ns\": $hdr_avg, \"data_sojourn_avg_ns\": $data_avg,
   \"delay_p50_us\": {\"whole\": $d_whole_p50, \"trimmed\": $d_trim_p50}, \"jumps\": $s_jumps}")
 		done
@@ -160,7 +192,7 @@ part_rts()
 		tag="rts-v$fam"
 		total=$((RTS_SENDERS * RTS_COUNT))
 		t0=$SECONDS
-		run_case "$tag" "$RTS_SENDERS" "$fam" "$RTS_COUNT" "$RTS_SIZE" "$RTS_LINK" \
+		run_case "$tag" "$RTS_SENDERS" "$fam" "$RTS_COUNT" "$RTS_SIZE" "$RTS_LINK" 2 \
 			--wait-bounce "$RTS_WAIT_MS" -- \
 			trim limit 2 hdr_limit 2 overflow rts || continue
 		acc=$((s_whole + s_trimmed + bounced + child_hdr_drop + child_bounce_err))

@@ -82,7 +82,8 @@ run_case()
 	fi
 	# trim loses nothing: stop as soon as everything is in
 	[ "$1" = trim ] && expect=(--expect $((n * COUNT)))
-	softnet0=$(topo_softnet_drops)
+	topo_softnet_drops
+	softnet0=$TOPO_SOFTNET
 	topo_sink "$dir/sink.json" "-$fam" --idle 1500 --timeout 120 "${expect[@]}"
 	# bursts of 4 back to back: the microbursts of an incast
 	topo_blast "$n" "$fam" "$dir" --count "$COUNT" --size "$SIZE" \
@@ -90,12 +91,21 @@ run_case()
 		topo_log "$tag: a sender failed"
 	topo_sink_wait || topo_log "$tag: shoal-sink failed"
 	topo_qdisc_save "$dir/qdisc.json"
-	softnet=$(($(topo_softnet_drops) - softnet0))
+	topo_softnet_drops
+	softnet=$((TOPO_SOFTNET - softnet0))
 	topo_collect "$dir" "$n" >"$dir/values.sh"
 	# shellcheck disable=SC1091
 	source "$dir/values.sh"
 	topo_link_qdisc_del
 	return 0
+}
+
+# pct PART WHOLE: "12.3%"
+pct()
+{
+	local t=$((1000 * $1 / ($2 > 0 ? $2 : 1)))
+
+	echo "$((t / 10)).$((t % 10))%"
 }
 
 for fam in $FAMILIES; do
@@ -144,10 +154,9 @@ for fam in $FAMILIES; do
 		tap_ok "lost > 0" "$tag: drop-tail loses packets ($lost)"
 		tap_ok "child_drops == lost && tbf_drops == child_drops" \
 			"$tag: every loss is a pfifo drop (pfifo $child_drops, tbf $tbf_drops, lost $lost)"
-		python3 -c 'import sys; n, f, s, l, ts, tl, tt = map(int, sys.argv[1:8])
-print("# N=%d IPv%d: pfifo lost %.1f%% of packets, trim lost %.1f%% (%.1f%% arrived as headers)"
-      % (n, f, 100.0 * l / max(s, 1), 100.0 * tl / max(ts, 1), 100.0 * tt / max(ts, 1)))' \
-			"$n" "$fam" "$sent" "$lost" "$trim_sent" "$trim_lost" "$trim_trimmed"
+		echo "# N=$n IPv$fam: pfifo lost $(pct "$lost" "$sent") of packets," \
+			"trim lost $(pct "$trim_lost" "$trim_sent")" \
+			"($(pct "$trim_trimmed" "$trim_sent") arrived as headers)"
 		CASES+=("{\"family\": $fam, \"senders\": $n, \"count\": $COUNT, \"size\": $SIZE,
   \"trim\": {\"sent\": $trim_sent, \"whole\": $trim_whole, \"trimmed\": $trim_trimmed, \"lost\": $trim_lost,
            \"delay_p50_us\": {\"whole\": $trim_dhw, \"trimmed\": $trim_dht}},
