@@ -3,24 +3,25 @@
 #
 # trim-hdrq: the trim qdisc's header queue.
 #  (a) jump: paced senders load a 20 Mbit/s port with a 12-packet data
-#      queue 1.4 times over.  Timing needs a guest that gets its CPU: on a
-#      busy host the vCPUs stop for up to 100s of ms, packets wait in the
-#      switch's ingress backlog (before the qdisc: in the sink's delays,
-#      not in xstats) and the link's timer fires late, so the emulated link
-#      runs well below its rate.  A run that shows this (a sender short of
-#      its rate, a packet 25 ms late through a 5 ms queue) is repeated, up
-#      to 3 times; if all are disturbed, the two delay-magnitude checks are
-#      skipped with the reason.  Counts and jumps are checked always.
+#      queue 1.4 times over, with `sched strict` and the default WRR.
 #      Trimmed headers go to the header queue and overtake the data queued
 #      before them: header sojourn (xstats) and header one-way delay (sink)
 #      are far below data's, and headers arrive before older whole packets
-#      of the same sender (jumps).  With `sched strict` and the default WRR.
+#      of the same sender (jumps).
+#      Timing needs a guest that gets its CPU: on a busy host the vCPUs
+#      stop for up to 100s of ms, packets wait in the switch's ingress
+#      backlog (before the qdisc: in the sink's delays, not in xstats) and
+#      the link's timer fires late, so the emulated link runs well below
+#      its rate.  A run that shows this (a sender short of its rate, a
+#      packet 25 ms late through a 5 ms queue) is repeated, up to 3 times;
+#      if all are disturbed, the two delay-magnitude checks are skipped
+#      with the reason.  Counts and jumps are checked always.
 #  (b) rts: a 2-packet data queue and a 2-packet header queue with
 #      `overflow rts`, 16 unpaced senders of 8 KB (jumbo) packets at
-#      100 Mbit/s: headers pile up behind each data frame, the queue overflows and the
-#      switch returns headers to their senders.  Every packet sent is
-#      accounted for: whole + trimmed at the sink + bounced at the senders
-#      + headers the qdisc dropped == sent.
+#      100 Mbit/s: headers pile up behind each data frame, the header
+#      queue overflows and the switch returns headers to their senders.
+#      Every packet sent is accounted for: whole + trimmed at the sink +
+#      bounced at the senders + headers the qdisc dropped == sent.
 #
 # usage: trim-hdrq.sh [-p "jump rts"] [-f "4 6"]
 # Results: ${OUT:-/tmp}/trim-hdrq.json, raw files in ${OUT:-/tmp}/trim-hdrq.d/
