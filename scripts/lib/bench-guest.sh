@@ -7,6 +7,7 @@
 # whole path (sender, switch forwarding, qdisc, veth) runs in its context,
 # so its send rate is the rate of the path.  Each configuration runs
 # BENCH_ROUNDS times, interleaved, and the median counts.
+# shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# counters arrive by eval
 set -u
 
@@ -30,18 +31,14 @@ measure()
 {
 	local name=$1 size=$2 d=$DIR/run
 
-	mkdir -p "$d"
-	rm -f "$d"/*.json
 	# shellcheck disable=SC2086	# the specs are word lists
 	ip netns exec "$TOPO_SW" tc qdisc replace dev r0 root handle 1: $3 ||
 		topo_die "cannot set up $3"
 	# shellcheck disable=SC2086
 	[ -z "${4:-}" ] || ip netns exec "$TOPO_SW" tc qdisc add dev r0 parent 1:1 $4 ||
 		topo_die "cannot set up $4"
-	topo_sink "$d/sink.json" -4 --idle 1000 --timeout 120 --expect "$COUNT"
-	topo_blast 1 4 "$d" --count "$COUNT" --size "$size" >/dev/null 2>&1
-	topo_sink_wait
-	eval "$(topo_collect "$d" 1)"
+	topo_run "$d" 1 4 --idle 1000 --timeout 120 --expect "$COUNT" -- \
+		--count "$COUNT" --size "$size" >/dev/null 2>&1
 	echo "$name $(jget "$d/blast-1.json" pps) $((s_whole + s_trimmed)) $s_trimmed" \
 		>>"$DIR/samples"
 	ip netns exec "$TOPO_SW" tc qdisc del dev r0 root

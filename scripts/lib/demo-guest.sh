@@ -5,6 +5,7 @@
 # switch namespace and a receiver, with a 100 Mbit/s switch port (tbf).  The
 # same incast goes through three queues on that port: a shallow drop-tail
 # FIFO, a deep one, and trim.  Prints a short report with the numbers.
+# shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# counters arrive by eval
 set -u
 
@@ -16,6 +17,7 @@ SENDERS=${DEMO_SENDERS:-8}
 COUNT=${DEMO_COUNT:-200}	# packets per sender
 SIZE=8000		# jumbo payloads: TCG senders are slow (see trim-incast.sh)
 RATE=100mbit
+# shellcheck disable=SC2034	# read by topo_build
 TOPO_MTU=9000
 BURST=$((2 * (SIZE + 32 + 8 + 40 + 14)))
 DIR=${VM_OUT:-/tmp}/demo
@@ -28,17 +30,13 @@ topo_build "$SENDERS" >/dev/null
 # incast TAG CHILD...: one incast through tbf + CHILD; one report row
 incast()
 {
-	local tag=$1 d=$DIR/$1 lost
+	local tag=$1 lost
 
 	shift
-	mkdir -p "$d"
-	rm -f "$d"/*.json
 	topo_link_qdisc "$RATE" "$BURST" 1000000 "$@" || topo_die "cannot set up $*"
-	topo_sink "$d/sink.json" -4 --idle 1500 --timeout 120
-	topo_blast "$SENDERS" 4 "$d" --count "$COUNT" --size "$SIZE" >/dev/null 2>&1
-	topo_sink_wait
+	topo_run "$DIR/$tag" "$SENDERS" 4 --idle 1500 --timeout 120 -- \
+		--count "$COUNT" --size "$SIZE" >/dev/null 2>&1
 	eval "$(topo_qstats r0)"
-	eval "$(topo_collect "$d" "$SENDERS")"
 	topo_link_qdisc_del
 	lost=$((sent - s_whole - s_trimmed))
 	printf '%-18s %6d %6d %8d %6d %6.1f%% %9s %9s %9s\n' "$*" "$sent" "$s_whole" \

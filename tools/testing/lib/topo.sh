@@ -484,6 +484,37 @@ topo_blast()
 	return $rc
 }
 
+# topo_run DIR N FAMILY SINK_ARGS... -- BLAST_ARGS...: one run through
+# r0: the sink on the receiver, senders 1..N blasting together.  Afterwards
+# DIR/qdisc.json holds r0's qdiscs, DIR/values.sh topo_collect's values,
+# which are also set in the caller's shell, and $softnet is the packets the
+# per-CPU backlogs dropped meanwhile (anything but 0 spoils a count).
+topo_run()
+{
+	local dir=$1 n=$2 fam=$3 sink_args=() softnet0
+
+	shift 3
+	while [ "$1" != -- ]; do
+		sink_args+=("$1")
+		shift
+	done
+	shift
+	mkdir -p "$dir"
+	rm -f "$dir"/*.json
+	topo_softnet_drops
+	softnet0=$TOPO_SOFTNET
+	topo_sink "$dir/sink.json" "-$fam" "${sink_args[@]}"
+	topo_blast "$n" "$fam" "$dir" "$@" || topo_log "$dir: a sender failed"
+	topo_sink_wait || topo_log "$dir: shoal-sink failed"
+	topo_qdisc_save "$dir/qdisc.json"
+	topo_softnet_drops
+	# shellcheck disable=SC2034	# for the caller
+	softnet=$((TOPO_SOFTNET - softnet0))
+	topo_collect "$dir" "$n" >"$dir/values.sh"
+	# shellcheck disable=SC1091
+	source "$dir/values.sh"
+}
+
 # topo_collect DIR N: everything about one case, as shell assignments
 # (see TOPO_PY); save the qdisc first with topo_qdisc_save DIR/qdisc.json.
 topo_collect()

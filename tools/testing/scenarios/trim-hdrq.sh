@@ -79,7 +79,7 @@ CASES=()
 # run_case TAG N FAMILY COUNT SIZE LINK BURST_FRAMES BLAST_ARGS -- CHILD...
 run_case()
 {
-	local tag=$1 n=$2 fam=$3 count=$4 size=$5 link=$6 frames=$7 dir blast_args=() burst
+	local tag=$1 n=$2 fam=$3 count=$4 size=$5 link=$6 frames=$7 blast_args=() burst
 
 	shift 7
 	while [ "$1" != -- ]; do
@@ -87,9 +87,6 @@ run_case()
 		shift
 	done
 	shift
-	dir=$RAW/$tag
-	mkdir -p "$dir"
-	rm -f "$dir"/*.json
 	# tbf is only the link: a burst of a few frames (never below one frame:
 	# tbf drops a frame larger than its bucket)
 	burst=$((frames * (size + 32 + 8 + 40 + 14)))
@@ -97,18 +94,8 @@ run_case()
 		tap_ok 0 "$tag: qdisc setup ($*)"
 		return 1
 	fi
-	topo_softnet_drops
-	softnet0=$TOPO_SOFTNET
-	topo_sink "$dir/sink.json" "-$fam" --idle 2000 --timeout 120
-	topo_blast "$n" "$fam" "$dir" --count "$count" --size "$size" "${blast_args[@]}" ||
-		topo_log "$tag: a sender failed"
-	topo_sink_wait || topo_log "$tag: shoal-sink failed"
-	topo_qdisc_save "$dir/qdisc.json"
-	topo_softnet_drops
-	softnet=$((TOPO_SOFTNET - softnet0))
-	topo_collect "$dir" "$n" >"$dir/values.sh"
-	# shellcheck disable=SC1091
-	source "$dir/values.sh"
+	topo_run "$RAW/$tag" "$n" "$fam" --idle 2000 --timeout 120 -- \
+		--count "$count" --size "$size" "${blast_args[@]}"
 	topo_link_qdisc_del
 	return 0
 }

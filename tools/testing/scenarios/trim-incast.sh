@@ -70,32 +70,18 @@ CASES=()
 # the blast/sink/qdisc numbers in the shell (see topo_collect, topo_qstats).
 run_case()
 {
-	local tag=$1 n=$2 fam=$3 dir expect=()
+	local tag=$1 n=$2 fam=$3 expect=()
 
 	shift 3
-	dir=$RAW/$tag
-	mkdir -p "$dir"
-	rm -f "$dir"/*.json
 	if ! topo_link_qdisc "$RATE" "$BURST" "$TBF_LIMIT" "$@"; then
 		tap_ok 0 "$tag: qdisc setup ($*)"
 		return 1
 	fi
 	# trim loses nothing: stop as soon as everything is in
 	[ "$1" = trim ] && expect=(--expect $((n * COUNT)))
-	topo_softnet_drops
-	softnet0=$TOPO_SOFTNET
-	topo_sink "$dir/sink.json" "-$fam" --idle 1500 --timeout 120 "${expect[@]}"
 	# bursts of 4 back to back: the microbursts of an incast
-	topo_blast "$n" "$fam" "$dir" --count "$COUNT" --size "$SIZE" \
-		--rate $((AGG_PPS / n)) --burst 4 ||
-		topo_log "$tag: a sender failed"
-	topo_sink_wait || topo_log "$tag: shoal-sink failed"
-	topo_qdisc_save "$dir/qdisc.json"
-	topo_softnet_drops
-	softnet=$((TOPO_SOFTNET - softnet0))
-	topo_collect "$dir" "$n" >"$dir/values.sh"
-	# shellcheck disable=SC1091
-	source "$dir/values.sh"
+	topo_run "$RAW/$tag" "$n" "$fam" --idle 1500 --timeout 120 "${expect[@]}" -- \
+		--count "$COUNT" --size "$SIZE" --rate $((AGG_PPS / n)) --burst 4
 	topo_link_qdisc_del
 	return 0
 }
