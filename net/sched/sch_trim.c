@@ -921,6 +921,14 @@ static int trim_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	if (s.rate != q->rate)
 		q->t_next = 0;
+	/* Like pfifo: at the root and unshaped, a packet that finds the
+	 * qdisc empty may go straight to the device; it could not have been
+	 * trimmed.  Our own shaper must see every packet.
+	 */
+	if (s.rate)
+		sch->flags &= ~TCQ_F_CAN_BYPASS;
+	else
+		sch->flags |= TCQ_F_CAN_BYPASS;
 	trim_settings_put(q, &s);
 	trim_shrink(sch);
 	sch_tree_unlock(sch);
@@ -939,6 +947,7 @@ static int trim_init(struct Qdisc *sch, struct nlattr *opt,
 	trim_settings_default(&s);
 	s.cfg.drr_unit = psched_mtu(qdisc_dev(sch));
 	trim_settings_put(q, &s);
+	sch->flags |= TCQ_F_CAN_BYPASS;		/* no own shaper yet */
 	return trim_change(sch, opt, extack);
 }
 
