@@ -22,8 +22,10 @@
 #      queue overflows and the switch returns headers to their senders.
 #      Every packet sent is accounted for: whole + trimmed at the sink +
 #      bounced at the senders + headers the qdisc dropped == sent.
+#  (c) drop: the same overload with `overflow drop`: every header the full
+#      queue refuses is counted in hdr_drop, nothing else disappears.
 #
-# usage: trim-hdrq.sh [-p "jump rts"] [-f "4 6"]
+# usage: trim-hdrq.sh [-p "jump rts drop"] [-f "4 6"]
 # Results: ${OUT:-/tmp}/trim-hdrq.json, raw files in ${OUT:-/tmp}/trim-hdrq.d/
 # shellcheck source-path=SCRIPTDIR
 # Counters arrive by eval (topo_collect, topo_qstats):
@@ -34,7 +36,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/topo.sh
 source "$HERE/../lib/topo.sh"
 
-PARTS="jump rts"
+PARTS="jump rts drop"
 FAMILIES="4 6"
 TBF_LIMIT=1000000	# never reached: with a child, tbf queues nothing itself
 TOPO_MTU=9000
@@ -59,7 +61,7 @@ while getopts "p:f:h" opt; do
 	case $opt in
 	p) PARTS=$OPTARG ;;
 	f) FAMILIES=$OPTARG ;;
-	*) echo "usage: $0 [-p \"jump rts\"] [-f \"4 6\"]"; exit 2 ;;
+	*) echo "usage: $0 [-p \"jump rts drop\"] [-f \"4 6\"]"; exit 2 ;;
 	esac
 done
 
@@ -212,10 +214,35 @@ part_rts()
 	done
 }
 
+# (c) drop: the same overload with `overflow drop`: the headers the full
+# header queue cannot take are dropped and counted, nothing else is lost.
+part_drop()
+{
+	local fam tag acc
+
+	for fam in $FAMILIES; do
+		tag="drop-v$fam"
+		total=$((RTS_SENDERS * RTS_COUNT))
+		run_case "$tag" "$RTS_SENDERS" "$fam" "$RTS_COUNT" "$RTS_SIZE" "$RTS_LINK" 2 \
+			-- trim limit 2 hdr_limit 2 overflow drop || continue
+		acc=$((s_whole + s_trimmed + child_hdr_drop))
+		echo "# $tag: sent $sent = whole $s_whole + trimmed $s_trimmed + hdr_drop $child_hdr_drop ($acc)"
+		check_valid "$tag"
+		tap_ok "child_hdr_drop > 0" "$tag: the header queue overflowed ($child_hdr_drop dropped)"
+		tap_ok "acc == sent" "$tag: whole + trimmed + hdr_drop == sent ($acc vs $sent)"
+		tap_ok "child_bounced == 0 && bounced == 0" \
+			"$tag: nothing returned to senders ($child_bounced, $bounced)"
+		tap_ok "child_drops == child_hdr_drop" \
+			"$tag: qdisc drops are the header drops ($child_drops vs $child_hdr_drop)"
+		tap_ok "child_data_deq == s_whole" "$tag: xstats data_deq == whole ($child_data_deq vs $s_whole)"
+	done
+}
+
 for part in $PARTS; do
 	case $part in
 	jump) part_jump ;;
 	rts) part_rts ;;
+	drop) part_drop ;;
 	*) topo_die "unknown part '$part'" ;;
 	esac
 done
