@@ -6,7 +6,7 @@
 #  stage 1  as /init of the initramfs, under busybox sh.  It loads the virtio,
 #           9p and overlay modules, mounts the host's root (virtio-9p, tag
 #           "hostroot", read-only) under a tmpfs overlay at /newroot, and
-#           prepares everything there: proc, sys, dev, debugfs, /tmp, /run,
+#           prepares everything there: proc, sys, dev, debugfs, /run,
 #           the control share (tag "shoalctl"), the writable output share
 #           (tag "shoalout") at its host path, loopback, sysctls.  All of this
 #           uses the static busybox of the initramfs: under TCG every exec of
@@ -112,13 +112,14 @@ mount_filesystems() {
 	mount_at sysfs sysfs $NEWROOT/sys nosuid,nodev,noexec
 	mount_at devpts devpts $NEWROOT/dev/pts gid=5,mode=620,ptmxmode=666
 	mount_at tmpfs shm $NEWROOT/dev/shm mode=1777,nosuid,nodev
-	mount_at tmpfs tmpfs $NEWROOT/tmp mode=1777,nosuid,nodev
+	# No fresh tmpfs on /tmp: the host's /tmp shows through the overlay
+	# (writes stay in the guest), so a tree checked out below /tmp works.
 	mount_at debugfs debugfs $NEWROOT/sys/kernel/debug
 	mount_at tracefs tracefs $NEWROOT/sys/kernel/tracing
 	mount_at bpf bpf $NEWROOT/sys/fs/bpf mode=0700
 	mount_at cgroup2 cgroup2 $NEWROOT/sys/fs/cgroup
 	[ -e $NEWROOT/dev/fd ] || ln -s /proc/self/fd $NEWROOT/dev/fd
-	# After /tmp and /run: the output directory may live below them.
+	# After /run: the output directory may live below it.
 	mount_at 9p shoalout "$NEWROOT$VM_OUT" "$P9_OPTS,cache=mmap"
 }
 

@@ -544,6 +544,25 @@ import json, sys
 print(sum(json.load(open(f))[sys.argv[1]] for f in sys.argv[2:]))' "$key" "$@"
 }
 
+# topo_write_results FILE FIELDS: write {FIELDS, "failed": N, "cases":
+# [...]} to FILE, the cases being the JSON objects in the CASES array.
+topo_write_results()
+{
+	local i
+
+	{
+		echo "{$2, \"failed\": $TAP_FAIL,"
+		echo " \"cases\": ["
+		for i in "${!CASES[@]}"; do
+			((i)) && echo ","
+			printf '  %s' "${CASES[$i]}"
+		done
+		echo
+		echo " ]}"
+	} >"$1"
+	topo_log "results: $1"
+}
+
 # ---- TAP-ish result lines ----
 
 TAP_N=0

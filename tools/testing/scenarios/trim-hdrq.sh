@@ -247,15 +247,5 @@ for part in $PARTS; do
 	esac
 done
 
-{
-	echo "{\"scenario\": \"trim-hdrq\", \"failed\": $TAP_FAIL,"
-	echo " \"cases\": ["
-	for i in "${!CASES[@]}"; do
-		((i)) && echo ","
-		printf '  %s' "${CASES[$i]}"
-	done
-	echo
-	echo " ]}"
-} >"$RESULTS"
-topo_log "results: $RESULTS"
+topo_write_results "$RESULTS" "\"scenario\": \"trim-hdrq\""
 tap_done

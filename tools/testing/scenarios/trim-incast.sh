@@ -150,15 +150,5 @@ for fam in $FAMILIES; do
 	done
 done
 
-{
-	echo "{\"scenario\": \"trim-incast\", \"rate\": \"$RATE\", \"limit\": $QLEN, \"failed\": $TAP_FAIL,"
-	echo " \"cases\": ["
-	for i in "${!CASES[@]}"; do
-		((i)) && echo ","
-		printf '  %s' "${CASES[$i]}"
-	done
-	echo
-	echo " ]}"
-} >"$RESULTS"
-topo_log "results: $RESULTS"
+topo_write_results "$RESULTS" "\"scenario\": \"trim-incast\", \"rate\": \"$RATE\", \"limit\": $QLEN"
 tap_done
