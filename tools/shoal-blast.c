@@ -46,6 +46,7 @@ struct opts {
 	unsigned int wait_bounce_ms;
 	double start_at;	/* CLOCK_BOOTTIME seconds, 0 = now */
 	const char *ready;	/* create, then wait for SIGUSR1 */
+	uint8_t flags;		/* Shoal header flags byte, for tests */
 };
 
 struct stats {
@@ -102,7 +103,7 @@ static void build(uint8_t *buf, const struct opts *o, uint32_t seq, uint16_t lpo
 	uint32_t off = seq * o->size, i;
 
 	buf[0] = shoal_ver_type(SHOAL_VERSION, SHOAL_T_DATA);
-	buf[1] = 0;
+	buf[1] = o->flags;
 	put16(buf + 2, lport);
 	put16(buf + 4, o->port);
 	buf[6] = SHOAL_HDR_LEN;
@@ -318,6 +319,7 @@ static void usage(FILE *f)
 "  --start-at SEC     start at this CLOCK_BOOTTIME time (see /proc/uptime)\n"
 "  --ready FILE       once the socket is open create FILE, then start on SIGUSR1\n"
 "  --wait-bounce MS   after sending, read returned headers for MS ms\n"
+"  --flags N          Shoal header flags byte (decimal; 128 = TRIMMED), for tests\n"
 "  --json FILE        write a JSON summary\n", SHOAL_UDP_PORT);
 }
 
@@ -342,6 +344,7 @@ static const struct option long_opts[] = {
 	{ "wait-bounce", required_argument, NULL, 'w' },
 	{ "start-at", required_argument, NULL, 'S' },
 	{ "ready", required_argument, NULL, 'R' },
+	{ "flags", required_argument, NULL, 'f' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -388,6 +391,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		case 'p': case 'c': case 's': case 'r': case 'b': case 'i': case 'w':
+		case 'f':
 			break;
 		default:
 			usage(stderr);
@@ -417,6 +421,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'i':
 			o->id = (uint32_t)v;
+			break;
+		case 'f':
+			if (v > 0xff)
+				goto bad;
+			o->flags = (uint8_t)v;
 			break;
 		case 'w':
 			o->wait_bounce_ms = (unsigned int)v;
