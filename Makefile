@@ -57,7 +57,7 @@ tools/shoal-%: tools/shoal-%.c tools/pktcheck.h include/uapi/linux/shoal.h
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
 
-build/unit/%: tools/testing/unit/%.c tools/testing/unit/unit.h net/sched/*.h
+build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h
 	@mkdir -p build/unit
 	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Itools/testing/unit $(UAPI) -o $@ $< -lm
 
