@@ -12,7 +12,7 @@
  * Locking: enqueue, dequeue, peek and reset run under the qdisc root lock,
  * in BH context (no sleeping, GFP_ATOMIC only).  init, change, dump and
  * destroy run under RTNL; change takes sch_tree_lock() to swap the
- * configuration and shrink the queues, so the fast path reads q->cfg and
+ * configuration and shrink the queues, so the fast path reads q->set.cfg and
  * the other settings without further locking.  Dump reads them under RTNL
  * only, which change also holds.  dump_stats runs under the root lock.
  *
@@ -61,13 +61,18 @@ struct trim_skb_cb {
 	u8 kind;
 };
 
-struct trim_sched_data {
+/* The whole configuration, so a change is checked before any of it lands */
+struct trim_settings {
 	struct trim_config cfg;
 	u64 rate;		/* bytes per second, 0 = no own shaper */
 	u32 ecn_thresh;
 	u32 flags;
 	u8 hdr_mode;
 	u8 overflow;
+};
+
+struct trim_sched_data {
+	struct trim_settings set;
 
 	struct sk_buff_head dataq;
 	struct sk_buff_head hdrq;
@@ -264,9 +269,9 @@ static int trim_bounce(struct Qdisc *sch, struct sk_buff *skb)
 	port = ((__be16 *)l4)[0];
 	((__be16 *)l4)[0] = ((__be16 *)l4)[1];
 	((__be16 *)l4)[1] = port;
-	flag_off = pk.l4off + pk.l4hdr + q->cfg.mark_offset;
-	if (q->cfg.bounce_mask && flag_off < pk.l3len)
-		l4[pk.l4hdr + q->cfg.mark_offset] |= q->cfg.bounce_mask;
+	flag_off = pk.l4off + pk.l4hdr + q->set.cfg.mark_offset;
+	if (q->set.cfg.bounce_mask && flag_off < pk.l3len)
+		l4[pk.l4hdr + q->set.cfg.mark_offset] |= q->set.cfg.bounce_mask;
 	trim_fix_l4_csum(skb, &pk);
 
 	skb_orphan(skb);
@@ -332,9 +337,9 @@ static void trim_unlink(struct Qdisc *sch, struct sk_buff_head *list,
 
 static bool trim_hdr_room(const struct trim_sched_data *q, u32 len)
 {
-	const struct trim_config *c = &q->cfg;
+	const struct trim_config *c = &q->set.cfg;
 
-	if (q->hdr_mode == TRIM_HDR_SAME)	/* CP: limit is a watermark */
+	if (q->set.hdr_mode == TRIM_HDR_SAME)	/* CP: limit is a watermark */
 		return q->dataq.qlen < c->limit + c->hdr_limit &&
 		       (!c->hdr_limit_bytes || !c->limit_bytes ||
 			q->data_bytes + len <=
@@ -348,11 +353,11 @@ static bool trim_was_bounced(const struct trim_sched_data *q,
 	struct trim_pkt pk;
 	int flags;
 
-	if (!q->cfg.bounce_mask || trim_skb_parse(skb, &pk) != TRIM_C_DATA)
+	if (!q->set.cfg.bounce_mask || trim_skb_parse(skb, &pk) != TRIM_C_DATA)
 		return false;
-	flags = trim_skb_flags(&q->cfg, skb, &pk);
+	flags = trim_skb_flags(&q->set.cfg, skb, &pk);
 	return flags >= 0 &&
-	       (flags & q->cfg.bounce_mask) == q->cfg.bounce_mask;
+	       (flags & q->set.cfg.bounce_mask) == q->set.cfg.bounce_mask;
 }
 
 /* Queue a header, or deal with a full header queue */
@@ -362,11 +367,11 @@ static enum trim_fate trim_enqueue_hdr(struct Qdisc *sch, struct sk_buff *skb,
 	struct trim_sched_data *q = qdisc_priv(sch);
 
 	if (trim_hdr_room(q, qdisc_pkt_len(skb))) {
-		trim_queue_tail(sch, q->hdr_mode == TRIM_HDR_SAME ?
+		trim_queue_tail(sch, q->set.hdr_mode == TRIM_HDR_SAME ?
 				&q->dataq : &q->hdrq, skb, kind);
 		return TRIM_QUEUED;
 	}
-	if (q->overflow == TRIM_OVERFLOW_RTS && kind != TRIM_K_CTRL &&
+	if (q->set.overflow == TRIM_OVERFLOW_RTS && kind != TRIM_K_CTRL &&
 	    !trim_was_bounced(q, skb)) {
 		int err = trim_bounce(sch, skb);
 
@@ -399,12 +404,12 @@ static int trim_victim(struct Qdisc *sch, struct sk_buff *victim,
 
 	if (trim_skb_parse(victim, &pk) != TRIM_C_DATA || !pk.l4hdr) {
 		cut = -EINVAL;	/* cannot happen: the class was checked */
-	} else if (pk.l3len <= trim_keep_len(&q->cfg, &pk)) {
+	} else if (pk.l3len <= trim_keep_len(&q->set.cfg, &pk)) {
 		q->st.small_promoted++;
 		kind = TRIM_K_SMALL;
 		cut = 0;
 	} else {
-		cut = trim_skb(&q->cfg, victim, &pk);
+		cut = trim_skb(&q->set.cfg, victim, &pk);
 	}
 	if (cut < 0) {
 		q->st.trim_err++;
@@ -427,8 +432,8 @@ static int trim_on_full(struct Qdisc *sch, struct sk_buff *skb,
 	enum trim_fate fate;
 	int cut;
 
-	if (q->hdr_mode == TRIM_HDR_PRIO && tail &&
-	    trim_pick_tail(&q->cfg, get_random_u32(),
+	if (q->set.hdr_mode == TRIM_HDR_PRIO && tail &&
+	    trim_pick_tail(&q->set.cfg, get_random_u32(),
 			   trim_cb(tail)->kind == TRIM_K_DATA,
 			   qdisc_pkt_len(tail), qdisc_pkt_len(skb))) {
 		/* NDP: cut the tail, the arrival takes its place */
@@ -464,7 +469,7 @@ static int trim_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			    struct sk_buff **to_free)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
-	const struct trim_config *c = &q->cfg;
+	const struct trim_config *c = &q->set.cfg;
 	enum trim_class cls;
 	struct trim_pkt pk;
 	enum trim_fate fate;
@@ -582,10 +587,10 @@ static void trim_ecn(struct trim_sched_data *q, struct sk_buff *skb,
 {
 	u8 kind = trim_cb(skb)->kind;
 
-	if (!q->ecn_thresh || data_bytes <= q->ecn_thresh)
+	if (!q->set.ecn_thresh || data_bytes <= q->set.ecn_thresh)
 		return;
 	if (kind == TRIM_K_CTRL || kind == TRIM_K_SMALL ||
-	    (trim_kind_is_hdr(kind) && !(q->flags & TRIM_F_ECN_HDRS)))
+	    (trim_kind_is_hdr(kind) && !(q->set.flags & TRIM_F_ECN_HDRS)))
 		return;
 	if (INET_ECN_set_ce(skb))
 		q->st.ecn_mark++;
@@ -601,13 +606,13 @@ static struct sk_buff *trim_dequeue(struct Qdisc *sch)
 	u64 now;
 
 	now = ktime_get_ns();
-	if (q->rate && now < q->t_next) {
+	if (q->set.rate && now < q->t_next) {
 		qdisc_watchdog_schedule_ns(&q->watchdog, q->t_next);
 		return NULL;
 	}
 	hdr = skb_peek(&q->hdrq);
 	data = skb_peek(&q->dataq);
-	which = trim_sched_pick(&q->cfg, &q->sst,
+	which = trim_sched_pick(&q->set.cfg, &q->sst,
 				!!hdr, hdr ? qdisc_pkt_len(hdr) : 0,
 				!!data, data ? qdisc_pkt_len(data) : 0);
 	if (which == TRIM_Q_NONE)
@@ -619,10 +624,10 @@ static struct sk_buff *trim_dequeue(struct Qdisc *sch)
 	qdisc_bstats_update(sch, skb);
 	trim_account_dequeue(q, skb, now);
 	trim_ecn(q, skb, data_bytes);
-	if (q->rate)
+	if (q->set.rate)
 		q->t_next = max(q->t_next, now) +
 			    div64_u64((u64)qdisc_pkt_len(skb) * NSEC_PER_SEC,
-				      q->rate);
+				      q->set.rate);
 	return skb;
 }
 
@@ -666,38 +671,6 @@ static const struct nla_policy trim_policy[TCA_TRIM_MAX + 1] = {
 	[TCA_TRIM_FLAGS]		= { .type = NLA_U32 },
 	[TCA_TRIM_BOUNCE_MASK]		= { .type = NLA_U8 },
 };
-
-/* The whole configuration, so a change is checked before any of it lands */
-struct trim_settings {
-	struct trim_config cfg;
-	u64 rate;
-	u32 ecn_thresh;
-	u32 flags;
-	u8 hdr_mode;
-	u8 overflow;
-};
-
-static void trim_settings_get(const struct trim_sched_data *q,
-			      struct trim_settings *s)
-{
-	s->cfg = q->cfg;
-	s->rate = q->rate;
-	s->ecn_thresh = q->ecn_thresh;
-	s->flags = q->flags;
-	s->hdr_mode = q->hdr_mode;
-	s->overflow = q->overflow;
-}
-
-static void trim_settings_put(struct trim_sched_data *q,
-			      const struct trim_settings *s)
-{
-	q->cfg = s->cfg;
-	q->rate = s->rate;
-	q->ecn_thresh = s->ecn_thresh;
-	q->flags = s->flags;
-	q->hdr_mode = s->hdr_mode;
-	q->overflow = s->overflow;
-}
 
 static void trim_settings_default(struct trim_settings *s)
 {
@@ -851,8 +824,8 @@ static int trim_settings_parse(struct trim_settings *s, struct nlattr **tb,
 
 static bool trim_dataq_over(const struct trim_sched_data *q)
 {
-	const struct trim_config *c = &q->cfg;
-	bool same = q->hdr_mode == TRIM_HDR_SAME;
+	const struct trim_config *c = &q->set.cfg;
+	bool same = q->set.hdr_mode == TRIM_HDR_SAME;
 
 	return q->dataq.qlen > c->limit + (same ? c->hdr_limit : 0) ||
 	       (c->limit_bytes && q->data_bytes > c->limit_bytes +
@@ -861,7 +834,7 @@ static bool trim_dataq_over(const struct trim_sched_data *q)
 
 static bool trim_hdrq_over(const struct trim_sched_data *q)
 {
-	const struct trim_config *c = &q->cfg;
+	const struct trim_config *c = &q->set.cfg;
 
 	return q->hdrq.qlen > c->hdr_limit ||
 	       (c->hdr_limit_bytes && q->hdr_bytes > c->hdr_limit_bytes);
@@ -906,20 +879,20 @@ static int trim_change(struct Qdisc *sch, struct nlattr *opt,
 					  extack);
 	if (err < 0)
 		return err;
-	trim_settings_get(q, &s);
+	s = q->set;
 	err = trim_settings_parse(&s, tb, extack);
 	if (err)
 		return err;
 	s.cfg.drr_unit = psched_mtu(qdisc_dev(sch));
 
 	sch_tree_lock(sch);
-	if (s.hdr_mode != q->hdr_mode && sch->q.qlen) {
+	if (s.hdr_mode != q->set.hdr_mode && sch->q.qlen) {
 		sch_tree_unlock(sch);
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TRIM_HDR_MODE],
 				    "trim: mode can change only while the qdisc is empty");
 		return -EBUSY;
 	}
-	if (s.rate != q->rate)
+	if (s.rate != q->set.rate)
 		q->t_next = 0;
 	/* Like pfifo: at the root and unshaped, a packet that finds the
 	 * qdisc empty may go straight to the device; it could not have been
@@ -929,7 +902,7 @@ static int trim_change(struct Qdisc *sch, struct nlattr *opt,
 		sch->flags &= ~TCQ_F_CAN_BYPASS;
 	else
 		sch->flags |= TCQ_F_CAN_BYPASS;
-	trim_settings_put(q, &s);
+	q->set = s;
 	trim_shrink(sch);
 	sch_tree_unlock(sch);
 	return 0;
@@ -939,14 +912,12 @@ static int trim_init(struct Qdisc *sch, struct nlattr *opt,
 		     struct netlink_ext_ack *extack)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
-	struct trim_settings s;
 
 	qdisc_watchdog_init(&q->watchdog, sch);
 	__skb_queue_head_init(&q->dataq);
 	__skb_queue_head_init(&q->hdrq);
-	trim_settings_default(&s);
-	s.cfg.drr_unit = psched_mtu(qdisc_dev(sch));
-	trim_settings_put(q, &s);
+	trim_settings_default(&q->set);
+	q->set.cfg.drr_unit = psched_mtu(qdisc_dev(sch));
 	sch->flags |= TCQ_F_CAN_BYPASS;		/* no own shaper yet */
 	return trim_change(sch, opt, extack);
 }
@@ -963,7 +934,7 @@ static void trim_destroy(struct Qdisc *sch)
 static int trim_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
-	const struct trim_config *c = &q->cfg;
+	const struct trim_config *c = &q->set.cfg;
 	struct nlattr *opts;
 
 	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
@@ -978,22 +949,22 @@ static int trim_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_TRIM_HDR_WEIGHT, c->hdr_weight) ||
 	    nla_put_u32(skb, TCA_TRIM_DATA_WEIGHT, c->data_weight) ||
 	    nla_put_u32(skb, TCA_TRIM_TAIL_PROB, c->tail_prob) ||
-	    nla_put_u8(skb, TCA_TRIM_HDR_MODE, q->hdr_mode) ||
-	    nla_put_u8(skb, TCA_TRIM_OVERFLOW, q->overflow) ||
+	    nla_put_u8(skb, TCA_TRIM_HDR_MODE, q->set.hdr_mode) ||
+	    nla_put_u8(skb, TCA_TRIM_OVERFLOW, q->set.overflow) ||
 	    nla_put_u8(skb, TCA_TRIM_MARK_DSCP, c->mark_dscp) ||
 	    nla_put_u16(skb, TCA_TRIM_MARK_OFFSET, c->mark_offset) ||
 	    nla_put_u8(skb, TCA_TRIM_MARK_MASK, c->mark_mask) ||
 	    nla_put_u8(skb, TCA_TRIM_BOUNCE_MASK, c->bounce_mask) ||
 	    nla_put_u64_64bit(skb, TCA_TRIM_CTRL_DSCP, c->ctrl_dscp,
 			      TCA_TRIM_PAD) ||
-	    nla_put_u32(skb, TCA_TRIM_ECN_THRESH, q->ecn_thresh) ||
+	    nla_put_u32(skb, TCA_TRIM_ECN_THRESH, q->set.ecn_thresh) ||
 	    nla_put_u64_64bit(skb, TCA_TRIM_ELIG_DSCP, c->elig_dscp,
 			      TCA_TRIM_PAD) ||
 	    nla_put_u8(skb, TCA_TRIM_ELIG_PROTO, c->elig_proto) ||
 	    nla_put_u16(skb, TCA_TRIM_ELIG_PORT_MIN, c->port_min) ||
 	    nla_put_u16(skb, TCA_TRIM_ELIG_PORT_MAX, c->port_max) ||
-	    nla_put_u64_64bit(skb, TCA_TRIM_RATE, q->rate, TCA_TRIM_PAD) ||
-	    nla_put_u32(skb, TCA_TRIM_FLAGS, q->flags))
+	    nla_put_u64_64bit(skb, TCA_TRIM_RATE, q->set.rate, TCA_TRIM_PAD) ||
+	    nla_put_u32(skb, TCA_TRIM_FLAGS, q->set.flags))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
