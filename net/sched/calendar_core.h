@@ -134,16 +134,15 @@ static inline void cal_unmark(struct cal_core *c, u32 bucket)
 	}
 }
 
+/* v != 0 in both; the builtins become single bsf/bsr instructions */
 static inline u32 cal_ctz64(u64 v)
 {
-	u32 n = 0;
+	return (u32)__builtin_ctzll(v);
+}
 
-	/* v != 0; a loop the compiler turns into tzcnt where it can */
-	while (!(v & 1)) {
-		v >>= 1;
-		n++;
-	}
-	return n;
+static inline u32 cal_clz64(u64 v)
+{
+	return (u32)__builtin_clzll(v);
 }
 
 /* First marked bucket at or after @from (no wrap), or nbuckets */
@@ -182,6 +181,43 @@ static inline bool cal_next_day(const struct cal_core *c, u64 *day)
 	}
 	b = cal_scan(c, 0);	/* wrapped: days beyond the end of the ring */
 	*day = c->head + (c->nbuckets - hb) + b;
+	return true;
+}
+
+/* Last marked bucket at or before @from (no wrap), or nbuckets */
+static inline u32 cal_scan_back(const struct cal_core *c, u32 from)
+{
+	u32 w = from / 64;
+	u64 bits;
+
+	bits = c->bitmap[w] & (~0ULL >> (63 - from % 64));
+	for (;;) {
+		if (bits)
+			return w * 64 + 63 - cal_clz64(bits);
+		if (!w--)
+			return c->nbuckets;
+		bits = c->bitmap[w];
+	}
+}
+
+/* The latest non-empty day (the furthest ahead of the head) in *@day.
+ * Returns false when the calendar is empty.
+ */
+static inline bool cal_last_day(const struct cal_core *c, u64 *day)
+{
+	u32 hb = cal_bucket(c, c->head), b;
+
+	if (!c->nonempty)
+		return false;
+	if (hb) {
+		b = cal_scan_back(c, hb - 1);	/* days past the ring's end */
+		if (b < c->nbuckets) {
+			*day = c->head + (c->nbuckets - hb) + b;
+			return true;
+		}
+	}
+	b = cal_scan_back(c, c->nbuckets - 1);
+	*day = c->head + (b - hb);
 	return true;
 }
 

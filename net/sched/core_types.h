@@ -8,7 +8,10 @@
 #define _SHOAL_CORE_TYPES_H
 
 #ifdef __KERNEL__
+#include <linux/math64.h>
 #include <linux/types.h>
+
+#define core_div64(a, b)	div64_u64(a, b)
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,6 +22,8 @@ typedef unsigned int u32;
 typedef unsigned long long u64;
 typedef int s32;
 typedef long long s64;
+
+#define core_div64(a, b)	((a) / (b))
 #endif
 
 #endif /* _SHOAL_CORE_TYPES_H */

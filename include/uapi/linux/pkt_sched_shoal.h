@@ -113,4 +113,169 @@ struct tc_trim_xstats {
 	__u32 hdr_qlen_max;
 };
 
+/* ---- afq: approximate fair queueing (count-min sketch + calendar) ---- */
+
+enum {
+	TCA_AFQ_UNSPEC,
+	TCA_AFQ_PAD,
+	TCA_AFQ_LIMIT,		/* u32: packets, all queues together (1..) */
+	TCA_AFQ_LIMIT_BYTES,	/* u32: bytes, all queues; 0 = no byte limit */
+	TCA_AFQ_NQUEUES,	/* u32: FIFO queues (rounds ahead), power of 2 */
+	TCA_AFQ_BPR,		/* u32: bytes per round per flow */
+	TCA_AFQ_ROWS,		/* u32: sketch rows (hash functions) */
+	TCA_AFQ_COLS,		/* u32: sketch columns per row, power of 2 */
+	TCA_AFQ_ECN_ROUNDS,	/* u32: set CE this many rounds ahead; 0 = off */
+	TCA_AFQ_FLOW_KEY,	/* u8: enum afq_flow_key */
+	TCA_AFQ_OVERFLOW,	/* u8: enum afq_overflow */
+	TCA_AFQ_EXACT,		/* u8: 1 = exact per-flow bids, sketch as shadow */
+	TCA_AFQ_EXACT_FLOWS,	/* u32: exact-mode flow table slots, power of 2 */
+	TCA_AFQ_SEED,		/* u32: hash key seed; 0 = random per instance */
+	TCA_AFQ_RATE,		/* u64: own shaper, bytes per second; 0 = none */
+	__TCA_AFQ_MAX
+};
+
+#define TCA_AFQ_MAX (__TCA_AFQ_MAX - 1)
+
+/* What makes packets one flow (hashed with the instance's key) */
+enum afq_flow_key {
+	AFQ_KEY_FLOW,		/* addresses, protocol and ports (5-tuple) */
+	AFQ_KEY_HOSTS,		/* source and destination addresses */
+	AFQ_KEY_SRC,		/* source address: per-sender fairness */
+	AFQ_KEY_DST,		/* destination address */
+	AFQ_KEY_MARK,		/* skb->mark (set it in the qdisc's netns) */
+	AFQ_KEY_PRIO,		/* skb->priority */
+	__AFQ_KEY_MAX
+};
+
+enum afq_overflow {
+	AFQ_OVERFLOW_DROP,	/* buffer full: drop the arrival (the thesis) */
+	AFQ_OVERFLOW_PUSHOUT,	/* drop from the flow furthest ahead (ideal FQ) */
+	__AFQ_OVERFLOW_MAX
+};
+
+#define AFQ_DEF_LIMIT		10000
+#define AFQ_DEF_NQUEUES		32	/* thesis: 32 FIFOs per port */
+#define AFQ_DEF_ROWS		2	/* thesis simulation: 2 x 16384 */
+#define AFQ_DEF_COLS		16384
+#define AFQ_DEF_ECN_ROUNDS	8	/* thesis: mark 8 rounds ahead */
+#define AFQ_DEF_EXACT_FLOWS	65536
+#define AFQ_MAX_ROWS		8
+#define AFQ_MAX_COLS		(1U << 20)
+#define AFQ_MAX_NQUEUES		4096
+
+struct tc_afq_xstats {
+	__u64 round;		/* current round R (head queue) */
+	__u64 rotations;	/* head moves */
+	__u64 empty_skips;	/* empty queues skipped by a rotation */
+	__u64 enqueued;		/* packets queued */
+	__u64 dequeued;
+	__u64 horizon_drops;	/* bid nqueues or more rounds ahead */
+	__u64 limit_drops;	/* buffer full, arrival dropped */
+	__u64 pushout_drops;	/* buffer full, packet of the furthest flow dropped */
+	__u64 ecn_marked;	/* CE set, ecn_rounds or more ahead */
+	__u64 ecn_nonect;	/* would have marked, packet not ECN-capable */
+	__u64 bid_bumps;	/* flow idle: bid raised to the current round */
+	__u64 gso_split;	/* GSO packets segmented on enqueue */
+	__u64 exact_pkts;	/* exact mode: packets compared with the sketch */
+	__u64 sketch_misplaced;	/* exact mode: sketch round later than exact */
+	__u64 sketch_extra_rounds; /* exact mode: sum of those round errors */
+	__u64 exact_table_full;	/* exact mode: no slot, sketch bid used */
+	__u32 active_queues;	/* non-empty queues now */
+	__u32 active_queues_max;
+	__u32 max_ahead;	/* peak of (round - R) over queued packets */
+	__u32 memory;		/* bytes of sketch and flow table */
+};
+
+/* ---- calq: programmable calendar queue ---- */
+
+enum {
+	TCA_CALQ_UNSPEC,
+	TCA_CALQ_PAD,
+	TCA_CALQ_LIMIT,		/* u32: packets (1..) */
+	TCA_CALQ_LIMIT_BYTES,	/* u32: bytes; 0 = no byte limit */
+	TCA_CALQ_BUCKETS,	/* u32: calendar days, power of 2 */
+	TCA_CALQ_MODE,		/* u8: enum calq_mode */
+	TCA_CALQ_INTERVAL,	/* u64: ns per day (time ranks, physical mode) */
+	TCA_CALQ_RANK,		/* u8: enum calq_rank */
+	TCA_CALQ_FALLBACK,	/* u8: enum calq_fallback, packets without a rank */
+	TCA_CALQ_SHIFT,		/* u8: prio/mark rank: days = value >> shift */
+	TCA_CALQ_HORIZON,	/* u8: enum calq_horizon */
+	TCA_CALQ_QUANTUM,	/* u32: fq rank: bytes per round per flow */
+	TCA_CALQ_ROWS,		/* u32: fq rank: sketch rows */
+	TCA_CALQ_COLS,		/* u32: fq rank: sketch columns, power of 2 */
+	TCA_CALQ_PORT,		/* u16: UDP port of the Shoal header (slack ranks) */
+	TCA_CALQ_FLAGS,		/* u32: CALQ_F_* */
+	TCA_CALQ_RATE,		/* u64: own shaper, bytes per second; 0 = none */
+	__TCA_CALQ_MAX
+};
+
+#define TCA_CALQ_MAX (__TCA_CALQ_MAX - 1)
+
+enum calq_mode {
+	CALQ_MODE_LOGICAL,	/* rotate when the head day is empty */
+	CALQ_MODE_PHYSICAL,	/* days are wall-clock intervals of `interval` */
+	__CALQ_MODE_MAX
+};
+
+enum calq_rank {
+	CALQ_RANK_TSTAMP,	/* skb->tstamp (EDT): pacing and shaping */
+	CALQ_RANK_PRIO,		/* skb->priority >> shift days ahead */
+	CALQ_RANK_MARK,		/* skb->mark >> shift days ahead (BPF, nft) */
+	CALQ_RANK_SLACK,	/* Shoal slack field (LSTF), decremented per hop */
+	CALQ_RANK_DEADLINE,	/* Shoal field as absolute CLOCK_MONOTONIC ns (EDF) */
+	CALQ_RANK_FQ,		/* AFQ round of the packet's flow */
+	__CALQ_RANK_MAX
+};
+
+enum calq_fallback {
+	CALQ_FALLBACK_HEAD,	/* no rank: the head day (served next) */
+	CALQ_FALLBACK_LAST,	/* no rank: the last day of the calendar */
+	CALQ_FALLBACK_FQ,	/* no rank: the AFQ round (hybrid FQ + deadlines) */
+	__CALQ_FALLBACK_MAX
+};
+
+enum calq_horizon {
+	CALQ_HORIZON_DROP,	/* beyond the last day: drop */
+	CALQ_HORIZON_CLAMP,	/* beyond the last day: queue in the last day */
+	CALQ_HORIZON_OVERFLOW,	/* park until the day comes into range */
+	__CALQ_HORIZON_MAX
+};
+
+#define CALQ_F_NWC	(1U << 0)	/* physical: never serve a day early */
+#define CALQ_F_NOREWRITE (1U << 1)	/* slack: do not write the slack back */
+#define CALQ_F_MASK	(CALQ_F_NWC | CALQ_F_NOREWRITE)
+
+#define CALQ_DEF_LIMIT		10000
+#define CALQ_DEF_BUCKETS	32	/* thesis: 32 FIFOs */
+#define CALQ_DEF_INTERVAL	10000	/* thesis: 10 us days */
+#define CALQ_DEF_PORT		4797	/* SHOAL_PORT */
+#define CALQ_MAX_BUCKETS	4096
+
+struct tc_calq_xstats {
+	__u64 head_day;		/* absolute day of the head */
+	__u64 rotations_empty;	/* head moved because its day was empty */
+	__u64 rotations_time;	/* head moved because its time came (physical) */
+	__u64 enqueued;
+	__u64 dequeued;
+	__u64 clamped_past;	/* rank before the head: served at the head */
+	__u64 clamped_future;	/* beyond the horizon, queued in the last day */
+	__u64 horizon_drops;
+	__u64 limit_drops;
+	__u64 parked;		/* beyond the horizon, parked (overflow) */
+	__u64 unparked;		/* parked packets put back in the calendar */
+	__u64 no_rank;		/* packets that took the fallback */
+	__u64 deadline_misses;	/* slack/deadline: left after the deadline */
+	__u64 slack_rewrites;	/* slack fields written back */
+	__u64 rewrite_errors;	/* slack could not be written back */
+	__u64 watchdog_arms;	/* physical nwc: waits for a future day */
+	__u64 inversions;	/* left before a lower-ranked packet queued earlier */
+	__u64 gso_split;
+	__s64 ahead_ns;		/* physical: head day start minus now (delta) */
+	__u32 parked_now;
+	__u32 active_days;
+	/* followed by __u32 peak[buckets]: peak packets in the day k days
+	 * ahead of the head, k = 0..buckets-1
+	 */
+};
+
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Approximate fair queueing core (Sharma, chapter 5, Fig. 5.2): per-flow
+ * bids, in bytes of virtual time, kept in a count-min sketch read with min
+ * and updated with max; coarse rounds of `bpr` bytes; the round of a
+ * packet decides its calendar day (calendar_core.h does the rest).
+ *
+ * Also an exact per-flow bid table for the ablation the thesis measures in
+ * Fig. 5.18: the exact bid places the packet and the sketch is kept as a
+ * shadow, so we count how often the sketch would have put a packet in a
+ * later round.  The table is open addressing over caller-owned memory; a
+ * slot whose bid is below the current round's start is free, because the
+ * idle bump makes such a bid equal to zero.  Plain C, no kernel calls.
+ */
+#ifndef _SHOAL_AFQ_CORE_H
+#define _SHOAL_AFQ_CORE_H
+
+#include "core_types.h"
+
+#define AFQ_ROWS_MAX		8
+#define AFQ_PROBE		8	/* exact table: slots looked at per flow */
+
+struct afq_sketch {
+	u64 *cells;		/* rows * cols, row-major */
+	u32 rows;
+	u32 cols_log;		/* cols = 1 << cols_log */
+	u64 seed[AFQ_ROWS_MAX];	/* one per row, mixed into the flow hash */
+};
+
+struct afq_slot {
+	u64 key;		/* flow hash */
+	u64 bid;
+};
+
+struct afq_exact {
+	struct afq_slot *slots;
+	u32 mask;		/* slots - 1, slots a power of 2 */
+};
+
+/* The verdict on one arriving packet */
+struct afq_bid {
+	u64 bid;		/* the flow's bid after this packet */
+	u64 round;		/* round of the packet's last byte */
+	bool bumped;		/* the flow was idle: bid raised to R * bpr */
+};
+
+static inline u32 afq_log2(u32 v)
+{
+	return 31 - (u32)__builtin_clz(v);
+}
+
+/* A 64-bit finaliser (splitmix64): every input bit moves every output bit,
+ * so rows indexed from one flow hash with different seeds collide
+ * independently.
+ */
+static inline u64 afq_mix(u64 x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+static inline void afq_sketch_seed(struct afq_sketch *s, u64 seed)
+{
+	u32 j;
+
+	for (j = 0; j < AFQ_ROWS_MAX; j++)
+		s->seed[j] = afq_mix(seed + 0x9e3779b97f4a7c15ULL * (j + 1));
+}
+
+/* Cell of @hash in each row, as offsets into s->cells */
+static inline void afq_sketch_index(const struct afq_sketch *s, u64 hash,
+				    u32 *idx)
+{
+	u32 j;
+
+	for (j = 0; j < s->rows; j++)
+		idx[j] = (j << s->cols_log) +
+			 (u32)(afq_mix(hash ^ s->seed[j]) >> (64 - s->cols_log));
+}
+
+/* Min-read: collisions only ever raise the estimate */
+static inline u64 afq_sketch_read(const struct afq_sketch *s, const u32 *idx)
+{
+	u64 v = ~0ULL;
+	u32 j;
+
+	for (j = 0; j < s->rows; j++)
+		if (s->cells[idx[j]] < v)
+			v = s->cells[idx[j]];
+	return v;
+}
+
+/* Max-update: each cell keeps the largest bid of the flows mapped to it */
+static inline void afq_sketch_update(struct afq_sketch *s, const u32 *idx,
+				     u64 bid)
+{
+	u32 j;
+
+	for (j = 0; j < s->rows; j++)
+		if (s->cells[idx[j]] < bid)
+			s->cells[idx[j]] = bid;
+}
+
+static inline void afq_sketch_clear(struct afq_sketch *s)
+{
+	u64 n = (u64)s->rows << s->cols_log, i;
+
+	for (i = 0; i < n; i++)
+		s->cells[i] = 0;
+}
+
+/* The bid of a packet of @len bytes whose flow's last bid is @prev, in
+ * round @round_now.  The packet belongs to the round of its last byte:
+ * a packet that exactly fills a round stays in it (the thesis's bid / bpr
+ * would push it to the next one).  @bpr and @len are at least 1.
+ */
+static inline void afq_bid(u64 prev, u64 round_now, u32 bpr, u32 len,
+			   struct afq_bid *out)
+{
+	u64 start = round_now * bpr;
+
+	out->bumped = prev < start;
+	if (!out->bumped)
+		start = prev;
+	out->bid = start + len;
+	out->round = core_div64(out->bid - 1, (u64)bpr);
+}
+
+/* Exact table: the slot of flow @key, taking a free one (a bid at or
+ * below @floor, the start of the current round) if it has none.  NULL
+ * when all AFQ_PROBE slots of its window hold live flows.
+ */
+static inline struct afq_slot *afq_exact_slot(struct afq_exact *t, u64 key,
+					      u64 floor)
+{
+	struct afq_slot *free_slot = NULL, *sl;
+	u32 base = (u32)afq_mix(key), i;
+
+	for (i = 0; i < AFQ_PROBE; i++) {
+		sl = &t->slots[(base + i) & t->mask];
+		if (sl->key == key)
+			return sl;
+		if (!free_slot && sl->bid <= floor)
+			free_slot = sl;
+	}
+	if (free_slot) {
+		free_slot->key = key;
+		free_slot->bid = 0;
+	}
+	return free_slot;
+}
+
+/* One AFQ instance's bid state and the parameters it is checked with */
+struct afq_state {
+	struct afq_sketch sk;
+	struct afq_exact ex;	/* ex.slots NULL: sketch mode */
+	u32 bpr;		/* bytes per round, >= 1 */
+	u32 nqueues;		/* rounds ahead that fit, >= 1 */
+	u32 ecn_rounds;		/* 0 = no marking */
+};
+
+struct afq_verdict {
+	u32 idx[AFQ_ROWS_MAX];
+	struct afq_slot *slot;	/* exact mode: the flow's slot */
+	struct afq_bid b;
+	u64 ahead;		/* b.round - the current round */
+	u64 shadow_round;	/* exact mode: the round the sketch gives */
+	bool horizon;		/* nqueues or more rounds ahead: drop */
+	bool ecn;		/* ecn_rounds or more ahead: mark */
+	bool table_full;	/* exact mode without a slot: sketch bid used */
+};
+
+/* Decide about a packet of @len bytes of flow @hash in round @round_now.
+ * Nothing is changed; afq_commit() records the bid once the packet is
+ * really queued, so a dropped packet costs its flow nothing.
+ */
+static inline void afq_decide(struct afq_state *a, u64 hash, u32 len,
+			      u64 round_now, struct afq_verdict *v)
+{
+	u64 sketched;
+	struct afq_bid shadow;
+
+	afq_sketch_index(&a->sk, hash, v->idx);
+	sketched = afq_sketch_read(&a->sk, v->idx);
+	v->slot = NULL;
+	v->table_full = false;
+	if (a->ex.slots) {
+		v->slot = afq_exact_slot(&a->ex, hash, round_now * a->bpr);
+		v->table_full = !v->slot;
+	}
+	afq_bid(v->slot ? v->slot->bid : sketched, round_now, a->bpr, len,
+		&v->b);
+	afq_bid(sketched, round_now, a->bpr, len, &shadow);
+	v->shadow_round = shadow.round;
+	v->ahead = v->b.round - round_now;
+	v->horizon = v->ahead >= a->nqueues;	/* the thesis's "> nQ" wraps */
+	v->ecn = a->ecn_rounds && v->ahead >= a->ecn_rounds;
+}
+
+static inline void afq_commit(struct afq_state *a, const struct afq_verdict *v)
+{
+	afq_sketch_update(&a->sk, v->idx, v->b.bid);
+	if (v->slot)
+		v->slot->bid = v->b.bid;
+}
+
+static inline void afq_exact_clear(struct afq_exact *t)
+{
+	u32 i;
+
+	for (i = 0; i <= t->mask; i++)
+		t->slots[i] = (struct afq_slot){ 0 };
+}
+
+#endif /* _SHOAL_AFQ_CORE_H */
