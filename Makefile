@@ -15,7 +15,11 @@ UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
 UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
 TC_PLUGINS := tc/q_trim.so
-TOOLS := tools/shoal-blast tools/shoal-sink
+TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows
+
+BPF_OBJS := tools/bpf/calq_rank.bpf.o
+BPF_TOOLS := tools/bpf/calq-rank
+BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gcc -dumpmachine)
 
 TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
 MANDIR ?= /usr/share/man
@@ -49,9 +53,15 @@ tc: $(TC_PLUGINS)
 tc/q_%.so: tc/q_%.c tc/tc_plugin.h include/uapi/linux/pkt_sched_shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
-tools: $(TOOLS)
+tools: $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS)
 
-tools/shoal-%: tools/shoal-%.c tools/pktcheck.h include/uapi/linux/shoal.h
+tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
+	clang $(BPF_CFLAGS) -c -o $@ $<
+
+tools/bpf/calq-rank: tools/bpf/calq-rank.c
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
+
+tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
@@ -79,5 +89,5 @@ install: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f $(TC_PLUGINS) $(TOOLS)
+	rm -f $(TC_PLUGINS) $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS)
 	rm -rf build

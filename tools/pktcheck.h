@@ -101,6 +101,7 @@ struct pkc_result {
 	uint32_t payload_len;	/* as sent */
 	uint32_t present;	/* payload bytes present after the Shoal header */
 	uint32_t word;
+	uint64_t deadline;	/* the 64-bit field, with SHOAL_F_DEADLINE */
 };
 
 static inline uint16_t pkc_get16(const uint8_t *p)
@@ -240,6 +241,7 @@ static inline int pkc_check_shoal(const uint8_t *sh, size_t len,
 		return pkc_malformed(r, PKC_R_SHOAL_HDR_LEN);
 	if (len < hlen)
 		return pkc_malformed(r, PKC_R_SHOAL_SHORT);
+	r->deadline = (r->flags & SHOAL_F_DEADLINE) ? pkc_get64(sh + SHOAL_HDR_LEN) : 0;
 	present = len - hlen;
 	r->present = (uint32_t)present;
 	if (present > r->payload_len)

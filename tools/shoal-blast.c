@@ -8,6 +8,11 @@
  * bits) so that a receiver in any netns of the same kernel can compute the
  * one-way delay.  The payload follows pkc_pattern().
  *
+ * With --deadline-in or --slack the header carries SHOAL_F_DEADLINE and
+ * the 64-bit field: an absolute CLOCK_MONOTONIC deadline in ns, or a slack
+ * in ns.  With --txtime-lead every packet gets an SO_TXTIME departure time
+ * on the --rate schedule, so a calendar queue can pace a bursty sender.
+ *
  * The socket is connected to the destination, so headers a switch returns
  * to us (addresses and ports swapped, SHOAL_F_BOUNCED) arrive on it.
  */
@@ -25,6 +30,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/net_tstamp.h>
 #include <linux/sock_diag.h>
 
 #include "pktcheck.h"
@@ -47,6 +53,11 @@ struct opts {
 	double start_at;	/* CLOCK_BOOTTIME seconds, 0 = now */
 	const char *ready;	/* create, then wait for SIGUSR1 */
 	uint8_t flags;		/* Shoal header flags byte, for tests */
+	uint64_t deadline_in_us; /* absolute deadline: send time + this */
+	uint64_t slack_us;	/* slack field (relative), for LSTF */
+	uint64_t txtime_lead_us; /* SO_TXTIME: depart on the rate's schedule */
+	uint32_t priority;	/* SO_PRIORITY, 0 = leave */
+	uint8_t hdr_len;
 };
 
 struct stats {
@@ -106,7 +117,7 @@ static void build(uint8_t *buf, const struct opts *o, uint32_t seq, uint16_t lpo
 	buf[1] = o->flags;
 	put16(buf + 2, lport);
 	put16(buf + 4, o->port);
-	buf[6] = SHOAL_HDR_LEN;
+	buf[6] = o->hdr_len;
 	buf[7] = 0;
 	put32(buf + 8, (uint32_t)(msg_id >> 32));
 	put32(buf + 12, (uint32_t)msg_id);
@@ -114,7 +125,19 @@ static void build(uint8_t *buf, const struct opts *o, uint32_t seq, uint16_t lpo
 	put32(buf + 20, off);
 	put32(buf + 24, o->size);
 	for (i = 0; i < o->size; i++)
-		buf[SHOAL_HDR_LEN + i] = pkc_pattern(msg_id, off + i);
+		buf[o->hdr_len + i] = pkc_pattern(msg_id, off + i);
+}
+
+/* The deadline field, written just before the packet leaves */
+static void stamp_deadline(uint8_t *buf, const struct opts *o, uint64_t now)
+{
+	uint64_t v;
+
+	if (o->hdr_len < SHOAL_HDR_DEADLINE_LEN)
+		return;
+	v = o->slack_us ? o->slack_us * 1000 : now + o->deadline_in_us * 1000;
+	put32(buf + SHOAL_HDR_LEN, (uint32_t)(v >> 32));
+	put32(buf + SHOAL_HDR_LEN + 4, (uint32_t)v);
 }
 
 /* Is this datagram a header of ours that a switch returned? */
@@ -207,12 +230,33 @@ static uint64_t rx_drops(int fd)
 }
 
 /* Send one datagram; back off and retry on transient errors. */
-static void send_one(int fd, const uint8_t *buf, size_t len, struct stats *st)
+/* send(), or sendmsg() with an SCM_TXTIME departure time when @txtime */
+static ssize_t send_at(int fd, const uint8_t *buf, size_t len, uint64_t txtime)
+{
+	char cbuf[CMSG_SPACE(sizeof(txtime))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (!txtime)
+		return send(fd, buf, len, 0);
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_TXTIME;
+	c->cmsg_len = CMSG_LEN(sizeof(txtime));
+	memcpy(CMSG_DATA(c), &txtime, sizeof(txtime));
+	return sendmsg(fd, &msg, 0);
+}
+
+static void send_one(int fd, const uint8_t *buf, size_t len, uint64_t txtime,
+		     struct stats *st)
 {
 	unsigned int tries = 0;
 
 	for (;;) {
-		if (send(fd, buf, len, 0) == (ssize_t)len) {
+		if (send_at(fd, buf, len, txtime) == (ssize_t)len) {
 			st->sent++;
 			return;
 		}
@@ -283,6 +327,21 @@ static int open_socket(const struct opts *o, uint16_t *lport)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &one, sizeof(one));
 	else
 		setsockopt(fd, IPPROTO_IP, IP_RECVERR, &one, sizeof(one));
+	if (o->txtime_lead_us) {
+		struct sock_txtime tt = { .clockid = CLOCK_MONOTONIC };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_TXTIME, &tt, sizeof(tt))) {
+			perror("setsockopt(SO_TXTIME)");
+			close(fd);
+			return -1;
+		}
+	}
+	if (o->priority &&
+	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &o->priority, sizeof(o->priority))) {
+		perror("setsockopt(SO_PRIORITY)");
+		close(fd);
+		return -1;
+	}
 	if (connect(fd, (struct sockaddr *)&ss, sl)) {
 		perror("connect");
 		close(fd);
@@ -320,6 +379,10 @@ static void usage(FILE *f)
 "  --ready FILE       once the socket is open create FILE, then start on SIGUSR1\n"
 "  --wait-bounce MS   after sending, read returned headers for MS ms\n"
 "  --flags N          Shoal header flags byte (decimal; 128 = TRIMMED), for tests\n"
+"  --deadline-in US   carry an absolute deadline: send time + US (CLOCK_MONOTONIC)\n"
+"  --slack US         carry a slack of US (LSTF; calq decrements it per hop)\n"
+"  --txtime-lead US   SO_TXTIME: packet k departs at start + US + k / rate\n"
+"  --priority N       SO_PRIORITY of the socket\n"
 "  --json FILE        write a JSON summary\n", SHOAL_UDP_PORT);
 }
 
@@ -345,6 +408,10 @@ static const struct option long_opts[] = {
 	{ "start-at", required_argument, NULL, 'S' },
 	{ "ready", required_argument, NULL, 'R' },
 	{ "flags", required_argument, NULL, 'f' },
+	{ "deadline-in", required_argument, NULL, 'D' },
+	{ "slack", required_argument, NULL, 'L' },
+	{ "txtime-lead", required_argument, NULL, 'T' },
+	{ "priority", required_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -391,7 +458,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		case 'p': case 'c': case 's': case 'r': case 'b': case 'i': case 'w':
-		case 'f':
+		case 'f': case 'D': case 'L': case 'T': case 'P':
 			break;
 		default:
 			usage(stderr);
@@ -430,15 +497,44 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'w':
 			o->wait_bounce_ms = (unsigned int)v;
 			break;
+		case 'D':
+			if (!v)
+				goto bad;
+			o->deadline_in_us = v;
+			break;
+		case 'L':
+			if (!v)
+				goto bad;
+			o->slack_us = v;
+			break;
+		case 'T':
+			o->txtime_lead_us = v;
+			break;
+		case 'P':
+			o->priority = (uint32_t)v;
+			break;
 		}
 	}
 	if (optind != argc || !o->dst) {
 		usage(stderr);
 		return -1;
 	}
+	if (o->deadline_in_us && o->slack_us) {
+		fprintf(stderr, "shoal-blast: --deadline-in and --slack exclude each other\n");
+		return -1;
+	}
+	if (o->txtime_lead_us && !o->rate) {
+		fprintf(stderr, "shoal-blast: --txtime-lead needs --rate\n");
+		return -1;
+	}
+	o->hdr_len = SHOAL_HDR_LEN;
+	if (o->deadline_in_us || o->slack_us) {
+		o->flags |= SHOAL_F_DEADLINE;
+		o->hdr_len = SHOAL_HDR_DEADLINE_LEN;
+	}
 	/* the largest UDP payload over IPv4 is 65507 bytes */
-	if (o->size > 65507 - SHOAL_HDR_LEN) {
-		fprintf(stderr, "shoal-blast: --size at most %d\n", 65507 - SHOAL_HDR_LEN);
+	if (o->size > 65507u - o->hdr_len) {
+		fprintf(stderr, "shoal-blast: --size at most %u\n", 65507u - o->hdr_len);
 		return -1;
 	}
 	if ((uint64_t)o->count * o->size > UINT32_MAX) {
@@ -477,7 +573,7 @@ int main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o))
 		return 2;
 	memset(&st, 0, sizeof(st));
-	buf = malloc(SHOAL_HDR_LEN + o.size);
+	buf = malloc(o.hdr_len + o.size);
 	seen = calloc(o.count / 8 + 1, 1);
 	st.bdelay = calloc(o.count + 1, sizeof(*st.bdelay));
 	if (!buf || !seen || !st.bdelay) {
@@ -524,9 +620,15 @@ int main(int argc, char **argv)
 				sleep_until(CLOCK_MONOTONIC, at);
 		}
 		for (i = 0; i < o.burst && seq < o.count; i++, seq++) {
+			uint64_t now = now_ns(CLOCK_MONOTONIC), txtime = 0;
+
+			if (o.txtime_lead_us)
+				txtime = t0 + o.txtime_lead_us * 1000 +
+					 seq * 1000000000ull / o.rate;
 			build(buf, &o, seq, lport);
-			put32(buf + 28, (uint32_t)(now_ns(CLOCK_MONOTONIC) / 1000));
-			send_one(fd, buf, SHOAL_HDR_LEN + o.size, &st);
+			put32(buf + 28, (uint32_t)(now / 1000));
+			stamp_deadline(buf, &o, now);
+			send_one(fd, buf, o.hdr_len + o.size, txtime, &st);
 		}
 	}
 	t_end = now_ns(CLOCK_MONOTONIC);

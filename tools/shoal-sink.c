@@ -33,6 +33,7 @@
 #include <linux/sock_diag.h>
 
 #include "pktcheck.h"
+#include "sink-timing.h"
 
 #define SOCKBUF		(64 << 20)
 #define MAX_SENDERS	4096
@@ -49,6 +50,8 @@ struct opts {
 	const char *json;
 	const char *ready;
 	bool pattern;
+	bool slack;		/* the deadline field is a slack, not absolute */
+	uint64_t order_tol_ns;	/* deadline order: tolerated inversion */
 };
 
 struct sender {
@@ -84,6 +87,7 @@ struct sink {
 	unsigned int nsenders;
 	uint64_t sender_overflow;
 	struct arrival *arr;
+	struct timed_arrival *tarr;	/* parallel to arr */
 	size_t narr, caparr;
 	struct delays dwhole, dtrim;
 	struct idset ids;
@@ -184,9 +188,10 @@ found:
 	return &s->senders[last];
 }
 
-static void account(struct sink *s, const struct pkc_result *r, int v,
-		    bool partial, uint64_t t_us)
+static void account(struct sink *s, const struct opts *o,
+		    const struct pkc_result *r, int v, bool partial, uint64_t t_ns)
 {
+	uint64_t t_us = t_ns / 1000;
 	struct sender *snd;
 	uint32_t idx, delay;
 	enum kind k;
@@ -240,7 +245,13 @@ static void account(struct sink *s, const struct pkc_result *r, int v,
 	if (s->narr == s->caparr) {
 		s->caparr = s->caparr ? 2 * s->caparr : 4096;
 		s->arr = xrealloc(s->arr, s->caparr * sizeof(*s->arr));
+		s->tarr = xrealloc(s->tarr, s->caparr * sizeof(*s->tarr));
 	}
+	s->tarr[s->narr] = (struct timed_arrival){
+		.sender = idx, .t_ns = t_ns, .sent_ns = t_ns - (uint64_t)delay * 1000,
+		.has_dl = !!(r->flags & SHOAL_F_DEADLINE),
+		.dl_ns = o->slack ? t_ns + r->deadline : r->deadline,
+	};
 	s->arr[s->narr++] = (struct arrival){ idx, (uint32_t)r->msg_id, (uint8_t)k };
 }
 
@@ -481,7 +492,7 @@ static void capture(int fd, const struct opts *o, struct sink *s, uint64_t *last
 			s->fragments++;
 			continue;
 		}
-		account(s, &r, v, opts & PKC_O_CSUM_PARTIAL, t_ns / 1000);
+		account(s, o, &r, v, opts & PKC_O_CSUM_PARTIAL, t_ns);
 		*last_ns = now_ns(CLOCK_MONOTONIC);
 	}
 }
@@ -512,6 +523,9 @@ static void usage(FILE *f)
 "  --timeout S        stop after S seconds in any case (default: none)\n"
 "  --no-pattern       do not check the payload bytes (traffic not from shoal-blast)\n"
 "  --ready FILE       create FILE once the sockets are open\n"
+"  --deadline abs|slack  the Shoal deadline field is an absolute CLOCK_MONOTONIC\n"
+"                     deadline (default) or the slack left (rewritten per hop)\n"
+"  --order-tol US     deadline order: inversions up to US are tolerated (default 0)\n"
 "  --json FILE        write the results as JSON\n", SHOAL_UDP_PORT);
 }
 
@@ -524,6 +538,8 @@ static const struct option long_opts[] = {
 	{ "json", required_argument, NULL, 'j' },
 	{ "ready", required_argument, NULL, 'R' },
 	{ "no-pattern", no_argument, NULL, 'P' },
+	{ "deadline", required_argument, NULL, 'D' },
+	{ "order-tol", required_argument, NULL, 'O' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -554,10 +570,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'P':
 			o->pattern = false;
 			continue;
+		case 'D':
+			if (strcmp(optarg, "abs") && strcmp(optarg, "slack")) {
+				fprintf(stderr, "shoal-sink: --deadline abs or slack\n");
+				return -1;
+			}
+			o->slack = !strcmp(optarg, "slack");
+			continue;
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case 'p': case 'e': case 'I': case 't':
+		case 'p': case 'e': case 'I': case 't': case 'O':
 			break;
 		default:
 			usage(stderr);
@@ -576,6 +599,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->expect = v;
 		else if (c == 'I')
 			o->idle_ms = (unsigned int)v;
+		else if (c == 'O')
+			o->order_tol_ns = v * 1000;
 		else
 			o->timeout_s = (unsigned int)v;
 	}
@@ -591,9 +616,13 @@ static void write_json(FILE *f, const struct opts *o, struct sink *s,
 		       uint64_t jumps, uint64_t cap_drops, uint64_t udp_drops,
 		       double dur, const char *why)
 {
+	struct sender_timing tm[MAX_SENDERS];
+	struct deadline_order dord;
 	unsigned int i;
 	bool first = true;
 
+	for (i = 0; i < s->nsenders; i++)
+		tm_sender(s->tarr, s->narr, i, &tm[i]);
 	fprintf(f, "{\"dev\": \"%s\", \"port\": %u, \"stopped\": \"%s\", \"duration_s\": %.3f,\n",
 		o->dev, o->port, why, dur);
 	fprintf(f, " \"total\": %llu, \"distinct\": %llu, \"whole\": %llu, \"trimmed\": %llu,\n",
@@ -624,16 +653,31 @@ static void write_json(FILE *f, const struct opts *o, struct sink *s,
 	fprintf(f, " \"jumps\": %llu,\n \"delay_us\": {\n", (unsigned long long)jumps);
 	json_dstats(f, "whole", dw, false);
 	json_dstats(f, "trimmed", dt, true);
-	fprintf(f, " },\n \"sender_overflow\": %llu,\n \"per_sender\": {",
+	tm_deadline_order(s->tarr, s->narr, o->order_tol_ns, &dord, tm);
+	fprintf(f, " },\n \"deadline\": {\"pkts\": %llu, \"miss\": %llu, "
+		"\"inversions\": %llu, \"inversion_max_us\": %.1f},\n",
+		(unsigned long long)dord.pkts, (unsigned long long)dord.miss,
+		(unsigned long long)dord.inversions, (double)dord.inversion_max_ns / 1e3);
+	fprintf(f, " \"sender_overflow\": %llu,\n \"per_sender\": {",
 		(unsigned long long)s->sender_overflow);
 	for (i = 0; i < s->nsenders; i++) {
 		const struct sender *p = &s->senders[i];
+		const struct sender_timing *t = &tm[i];
+		double span = (double)(t->last_ns - t->first_ns) / 1e9;
 
 		fprintf(f, "%s\n  \"%u\": {\"whole\": %llu, \"trimmed\": %llu, "
-			"\"trimmed_unmarked\": %llu, \"duplicates\": %llu}",
+			"\"trimmed_unmarked\": %llu, \"duplicates\": %llu,\n",
 			i ? "," : "", p->id, (unsigned long long)p->whole,
 			(unsigned long long)p->trimmed, (unsigned long long)p->unmarked,
 			(unsigned long long)p->dup);
+		fprintf(f, "   \"rate_pps\": %.1f, \"gap_us\": {\"p10\": %.1f, \"p50\": %.1f, "
+			"\"p90\": %.1f},\n", t->n > 1 && span > 0 ? (double)(t->n - 1) / span : 0,
+			(double)t->gap_p10_ns / 1e3, (double)t->gap_p50_ns / 1e3,
+			(double)t->gap_p90_ns / 1e3);
+		fprintf(f, "   \"deadline\": {\"pkts\": %llu, \"miss\": %llu, "
+			"\"late_max_us\": %.1f, \"inversions\": %llu}}",
+			(unsigned long long)t->dl_pkts, (unsigned long long)t->dl_miss,
+			(double)t->dl_late_max_ns / 1e3, (unsigned long long)t->dl_inversions);
 	}
 	fprintf(f, "\n }\n}\n");
 }

@@ -105,13 +105,17 @@ topo_nap()
 	read -rt "$1" -u "$TOPO_NAP_FD" _
 }
 
-# topo_modules: the trim qdisc from this tree, tbf from the kernel.
+# topo_modules [MODULE...]: our qdisc modules from this tree (default
+# sch_trim), tbf from the kernel.
 topo_modules()
 {
-	if ! grep -q '^sch_trim ' /proc/modules; then
-		insmod "$TREE/net/sched/sch_trim.ko" ||
-			topo_die "insmod $TREE/net/sched/sch_trim.ko failed (make modules?)"
-	fi
+	local m
+
+	for m in "${@:-sch_trim}"; do
+		grep -q "^$m " /proc/modules && continue
+		insmod "$TREE/net/sched/$m.ko" ||
+			topo_die "insmod $TREE/net/sched/$m.ko failed (make modules?)"
+	done
 	modprobe sch_tbf || topo_die "modprobe sch_tbf failed"
 }
 

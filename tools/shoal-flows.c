@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal-flows - long-running TCP and UDP flows, goodput per flow in time
+ * bins, for fairness and convergence tests of queueing disciplines.
+ *
+ *   shoal-flows recv --port P --json FILE [--bin-ms MS] [--idle-ms MS] ...
+ *   shoal-flows send --dst ADDR --port P --id N [--flows K] [--udp RATE] ...
+ *
+ * Every flow starts with its 32-bit id (TCP: the first 4 bytes of the
+ * stream; UDP: the first 4 bytes of every datagram).  The receiver counts
+ * the bytes of each flow in bins of CLOCK_BOOTTIME, shared by every netns,
+ * so bins of senders in different namespaces line up, and senders can be
+ * told to start and stop at BOOTTIME instants (see /proc/uptime).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FLOWS	1024
+#define MAX_BINS	4096
+#define BUF_LEN		65536
+
+struct opts {
+	bool recv;
+	int family;
+	const char *dst;
+	uint16_t port;
+	uint32_t id;
+	uint32_t flows;
+	uint64_t udp_bps;	/* UDP sender rate, bits/s; 0 = TCP */
+	uint32_t udp_size;
+	double start_at;	/* BOOTTIME seconds, 0 = now */
+	double duration;	/* seconds of sending */
+	const char *cc;
+	const char *json;
+	const char *ready;
+	uint32_t bin_ms;
+	uint32_t idle_ms;
+	double timeout;
+};
+
+struct flow {
+	uint32_t id;
+	bool udp;
+	uint64_t bytes;
+	uint64_t first_bin, last_bin;
+	uint64_t *bins;		/* MAX_BINS from first_bin */
+};
+
+struct conn {
+	int fd;
+	struct flow *f;		/* NULL until the id has arrived */
+	uint8_t idbuf[4];
+	uint32_t idlen;
+};
+
+static volatile sig_atomic_t stop;
+static struct flow flows[MAX_FLOWS];
+static unsigned int nflows;
+static uint64_t bin_ns;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_until_boot(uint64_t t)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(t / 1000000000ull),
+		.tv_nsec = (long)(t % 1000000000ull),
+	};
+
+	while (clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &ts, NULL) == EINTR &&
+	       !stop)
+		;
+}
+
+static int make_addr(const struct opts *o, const char *host,
+		     struct sockaddr_storage *ss, socklen_t *sl)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (o->family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(o->port);
+		if (host && inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			return -1;
+		*sl = sizeof(*s6);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(o->port);
+		if (host && inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			return -1;
+		*sl = sizeof(*s4);
+	}
+	return 0;
+}
+
+/* ---- receiver ---- */
+
+static struct flow *flow_get(uint32_t id, bool udp)
+{
+	unsigned int i;
+
+	for (i = 0; i < nflows; i++)
+		if (flows[i].id == id && flows[i].udp == udp)
+			return &flows[i];
+	if (nflows == MAX_FLOWS)
+		return NULL;
+	flows[nflows] = (struct flow){ .id = id, .udp = udp };
+	flows[nflows].bins = calloc(MAX_BINS, sizeof(uint64_t));
+	if (!flows[nflows].bins) {
+		perror("calloc");
+		exit(2);
+	}
+	flows[nflows].first_bin = boot_ns() / bin_ns;
+	return &flows[nflows++];
+}
+
+static void flow_add(struct flow *f, uint64_t n)
+{
+	uint64_t b = boot_ns() / bin_ns;
+
+	f->bytes += n;
+	if (b - f->first_bin < MAX_BINS)
+		f->bins[b - f->first_bin] += n;
+	f->last_bin = b;
+}
+
+static void write_json(FILE *out, const struct opts *o)
+{
+	unsigned int i;
+	uint64_t b, nb;
+
+	fprintf(out, "{\"bin_ms\": %u, \"flows\": [", o->bin_ms);
+	for (i = 0; i < nflows; i++) {
+		const struct flow *f = &flows[i];
+
+		nb = f->last_bin - f->first_bin + 1;
+		if (nb > MAX_BINS)
+			nb = MAX_BINS;
+		fprintf(out, "%s\n {\"id\": %u, \"proto\": \"%s\", \"bytes\": %llu, "
+			"\"first_bin_s\": %.3f, \"bins\": [", i ? "," : "", f->id,
+			f->udp ? "udp" : "tcp", (unsigned long long)f->bytes,
+			(double)(f->first_bin * bin_ns) / 1e9);
+		for (b = 0; b < nb; b++)
+			fprintf(out, "%s%llu", b ? "," : "", (unsigned long long)f->bins[b]);
+		fprintf(out, "]}");
+	}
+	fprintf(out, "\n]}\n");
+}
+
+static int listen_sockets(const struct opts *o, int *tfd, int *ufd)
+{
+	struct sockaddr_storage ss;
+	int one = 1, rcv = 8 << 20;
+	socklen_t sl;
+
+	make_addr(o, NULL, &ss, &sl);
+	*tfd = socket(o->family, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	*ufd = socket(o->family, SOCK_DGRAM | SOCK_NONBLOCK, 0);
+	if (*tfd < 0 || *ufd < 0) {
+		perror("socket");
+		return -1;
+	}
+	setsockopt(*tfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (setsockopt(*ufd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv)))
+		setsockopt(*ufd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	if (bind(*tfd, (struct sockaddr *)&ss, sl) || listen(*tfd, 1024) ||
+	    bind(*ufd, (struct sockaddr *)&ss, sl)) {
+		perror("bind/listen");
+		return -1;
+	}
+	return 0;
+}
+
+/* Read what one TCP connection has; false when it is finished */
+static bool conn_read(struct conn *c, uint8_t *buf)
+{
+	ssize_t n;
+
+	for (;;) {
+		n = read(c->fd, buf, BUF_LEN);
+		if (n == 0)
+			return false;
+		if (n < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (!c->f) {
+			size_t take = (size_t)n < 4 - c->idlen ? (size_t)n : 4 - c->idlen;
+			uint32_t id;
+
+			memcpy(c->idbuf + c->idlen, buf, take);
+			c->idlen += (uint32_t)take;
+			if (c->idlen < 4)
+				continue;
+			memcpy(&id, c->idbuf, 4);
+			c->f = flow_get(ntohl(id), false);
+			if (!c->f)
+				return false;
+			n -= (ssize_t)take;
+		}
+		flow_add(c->f, (uint64_t)n);
+	}
+}
+
+static void udp_read(int fd, uint8_t *buf)
+{
+	struct flow *f;
+	uint32_t id;
+	ssize_t n;
+
+	while ((n = recv(fd, buf, BUF_LEN, 0)) >= 4) {
+		memcpy(&id, buf, 4);
+		f = flow_get(ntohl(id), true);
+		if (f)
+			flow_add(f, (uint64_t)n);
+	}
+}
+
+static int run_recv(const struct opts *o)
+{
+	static struct conn conns[MAX_FLOWS];
+	struct pollfd pf[MAX_FLOWS + 2];
+	uint64_t t0 = boot_ns(), last = 0;
+	unsigned int nconn = 0, i, n;
+	int tfd, ufd;
+	uint8_t *buf = malloc(BUF_LEN);
+	FILE *out;
+
+	if (!buf || listen_sockets(o, &tfd, &ufd))
+		return 2;
+	if (o->ready) {
+		out = fopen(o->ready, "w");
+		if (!out || fclose(out)) {
+			perror(o->ready);
+			return 2;
+		}
+	}
+	while (!stop) {
+		uint64_t now = boot_ns();
+
+		if (o->timeout > 0 && now - t0 > (uint64_t)(o->timeout * 1e9))
+			break;
+		if (last && o->idle_ms && now - last > o->idle_ms * 1000000ull)
+			break;
+		pf[0] = (struct pollfd){ .fd = tfd, .events = POLLIN };
+		pf[1] = (struct pollfd){ .fd = ufd, .events = POLLIN };
+		for (i = 0; i < nconn; i++)
+			pf[i + 2] = (struct pollfd){ .fd = conns[i].fd, .events = POLLIN };
+		n = (unsigned int)poll(pf, nconn + 2, 100);
+		if (n <= 0)
+			continue;
+		last = boot_ns();
+		if (pf[0].revents) {
+			int fd;
+
+			while (nconn < MAX_FLOWS &&
+			       (fd = accept4(tfd, NULL, NULL, SOCK_NONBLOCK)) >= 0)
+				conns[nconn++] = (struct conn){ .fd = fd };
+		}
+		if (pf[1].revents)
+			udp_read(ufd, buf);
+		for (i = 0; i < nconn; i++) {
+			if (!pf[i + 2].revents || conn_read(&conns[i], buf))
+				continue;
+			close(conns[i].fd);
+			conns[i] = conns[--nconn];
+			pf[i + 2] = pf[nconn + 2];
+			i--;
+		}
+	}
+	for (i = 0; i < nconn; i++)
+		close(conns[i].fd);
+	out = o->json ? fopen(o->json, "w") : stdout;
+	if (!out) {
+		perror(o->json);
+		return 2;
+	}
+	write_json(out, o);
+	if (out != stdout && fclose(out)) {
+		perror(o->json);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---- sender ---- */
+
+static int tcp_connect(const struct opts *o, uint32_t id)
+{
+	struct sockaddr_storage ss;
+	uint32_t nid = htonl(id);
+	socklen_t sl;
+	int fd;
+
+	make_addr(o, o->dst, &ss, &sl);
+	fd = socket(o->family, SOCK_STREAM, 0);
+	if (fd < 0) {
+		perror("socket");
+		return -1;
+	}
+	if (o->cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o->cc,
+				(socklen_t)strlen(o->cc))) {
+		perror("TCP_CONGESTION");
+		close(fd);
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)&ss, sl) ||
+	    write(fd, &nid, 4) != 4) {
+		perror("connect");
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+static int run_tcp(const struct opts *o, uint64_t t_end)
+{
+	struct pollfd pf[MAX_FLOWS];
+	uint8_t *buf = calloc(1, BUF_LEN);
+	uint32_t i;
+
+	if (!buf)
+		return 2;
+	for (i = 0; i < o->flows; i++) {
+		pf[i].fd = tcp_connect(o, o->id + i);
+		pf[i].events = POLLOUT;
+		if (pf[i].fd < 0)
+			return 2;
+	}
+	while (!stop && boot_ns() < t_end) {
+		if (poll(pf, o->flows, 50) <= 0)
+			continue;
+		/* a few writes per flow and turn, so all flows get the CPU
+		 * and the end time is kept even when writes never block
+		 */
+		for (i = 0; i < o->flows; i++) {
+			int w = 4;
+
+			if (pf[i].revents & POLLOUT)
+				while (w-- && write(pf[i].fd, buf, BUF_LEN) > 0)
+					;
+		}
+	}
+	for (i = 0; i < o->flows; i++)
+		close(pf[i].fd);
+	return 0;
+}
+
+/* Paced UDP: datagrams of udp_size on an absolute schedule, round robin
+ * over the flows; an unresponsive sender, it never slows down.
+ */
+static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
+{
+	uint64_t gap = (uint64_t)o->udp_size * 8 * 1000000000ull / o->udp_bps, k;
+	struct sockaddr_storage ss;
+	uint8_t *buf = calloc(1, o->udp_size);
+	socklen_t sl;
+	int fd, snd = 8 << 20;
+
+	if (!buf)
+		return 2;
+	make_addr(o, o->dst, &ss, &sl);
+	fd = socket(o->family, SOCK_DGRAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl)) {
+		perror("udp socket");
+		return 2;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
+	for (k = 0; !stop; k++) {
+		uint64_t at = t0 + k * gap;
+		uint32_t id = htonl(o->id + (uint32_t)(k % o->flows));
+
+		if (at >= t_end)
+			break;
+		sleep_until_boot(at);
+		memcpy(buf, &id, 4);
+		send(fd, buf, o->udp_size, 0);	/* drops are the point */
+	}
+	close(fd);
+	return 0;
+}
+
+static int run_send(const struct opts *o)
+{
+	uint64_t t0 = boot_ns();
+	FILE *f;
+
+	if (o->ready) {
+		f = fopen(o->ready, "w");
+		if (!f || fclose(f)) {
+			perror(o->ready);
+			return 2;
+		}
+	}
+	if (o->start_at > 0) {
+		t0 = (uint64_t)(o->start_at * 1e9);
+		sleep_until_boot(t0);
+	}
+	if (o->udp_bps)
+		return run_udp(o, t0, t0 + (uint64_t)(o->duration * 1e9));
+	return run_tcp(o, t0 + (uint64_t)(o->duration * 1e9));
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: shoal-flows recv --port P [--json FILE] [options]\n"
+"       shoal-flows send --dst ADDR --port P [options]\n"
+"common:\n"
+"  -6                 IPv6\n"
+"  --port P           TCP and UDP port (default 5500)\n"
+"  --ready FILE       create FILE once set up\n"
+"recv:\n"
+"  --json FILE        per-flow bytes and bins as JSON (default stdout)\n"
+"  --bin-ms MS        bin width (default 100)\n"
+"  --idle-ms MS       stop MS ms after the last data (default 3000)\n"
+"  --timeout S        stop after S seconds in any case\n"
+"send:\n"
+"  --dst ADDR         receiver address\n"
+"  --id N             first flow id (default 1)\n"
+"  --flows K          K flows with ids N..N+K-1 (default 1)\n"
+"  --duration S       seconds of sending (default 10)\n"
+"  --start-at SEC     start at this CLOCK_BOOTTIME time (see /proc/uptime)\n"
+"  --cc NAME          TCP congestion control (default: the system's)\n"
+"  --udp BITS         paced UDP at BITS per second instead of TCP\n"
+"  --size BYTES       UDP datagram payload (default 1400)\n");
+}
+
+static const struct option long_opts[] = {
+	{ "port", required_argument, NULL, 'p' },
+	{ "ready", required_argument, NULL, 'R' },
+	{ "json", required_argument, NULL, 'j' },
+	{ "bin-ms", required_argument, NULL, 'b' },
+	{ "idle-ms", required_argument, NULL, 'I' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "dst", required_argument, NULL, 'd' },
+	{ "id", required_argument, NULL, 'i' },
+	{ "flows", required_argument, NULL, 'k' },
+	{ "duration", required_argument, NULL, 'D' },
+	{ "start-at", required_argument, NULL, 'S' },
+	{ "cc", required_argument, NULL, 'c' },
+	{ "udp", required_argument, NULL, 'u' },
+	{ "size", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static int parse_num(const char *s, double max, double *v)
+{
+	char *end;
+
+	*v = strtod(s, &end);
+	return end == s || *end || *v < 0 || *v > max ? -1 : 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	double v;
+	int c;
+
+	if (argc < 2 || (strcmp(argv[1], "recv") && strcmp(argv[1], "send"))) {
+		usage(stderr);
+		return -1;
+	}
+	o->recv = !strcmp(argv[1], "recv");
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "6h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case '6':
+			o->family = AF_INET6;
+			continue;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'R':
+			o->ready = optarg;
+			continue;
+		case 'j':
+			o->json = optarg;
+			continue;
+		case 'd':
+			o->dst = optarg;
+			continue;
+		case 'c':
+			o->cc = optarg;
+			continue;
+		case '?':
+			usage(stderr);
+			return -1;
+		}
+		if (parse_num(optarg, 1e12, &v))
+			goto bad;
+		switch (c) {
+		case 'p':
+			if (v < 1 || v > 65535)
+				goto bad;
+			o->port = (uint16_t)v;
+			break;
+		case 'b':
+			if (v < 1)
+				goto bad;
+			o->bin_ms = (uint32_t)v;
+			break;
+		case 'I':
+			o->idle_ms = (uint32_t)v;
+			break;
+		case 't':
+			o->timeout = v;
+			break;
+		case 'i':
+			o->id = (uint32_t)v;
+			break;
+		case 'k':
+			if (v < 1 || v > MAX_FLOWS)
+				goto bad;
+			o->flows = (uint32_t)v;
+			break;
+		case 'D':
+			o->duration = v;
+			break;
+		case 'S':
+			o->start_at = v;
+			break;
+		case 'u':
+			o->udp_bps = (uint64_t)v;
+			break;
+		case 's':
+			if (v < 4 || v > 65000)
+				goto bad;
+			o->udp_size = (uint32_t)v;
+			break;
+		}
+	}
+	if (optind != argc || (!o->recv && !o->dst)) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "shoal-flows: bad value '%s'\n", optarg);
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.family = AF_INET, .port = 5500, .id = 1, .flows = 1,
+		.udp_size = 1400, .duration = 10, .bin_ms = 100, .idle_ms = 3000,
+	};
+	struct sigaction sa;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	bin_ns = (uint64_t)o.bin_ms * 1000000ull;
+	return o.recv ? run_recv(&o) : run_send(&o);
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Read shoal-flows receiver JSON and print shell assignments for tests.
+
+  flows.py share FILE T0 T1 LINK_BPS
+      goodput of every flow over [T0, T1) (BOOTTIME seconds):
+      n, jain (Jain's index over all flows), util (sum / link, percent),
+      udp_ratio (percent of the fair share the UDP flows got, averaged),
+      tcp_min / tcp_max (percent of the fair share), goodputs (list, Mbit/s)
+  flows.py converge FILE LINK_BPS TOL_PCT WINDOW_BINS START:STOP:ID ...
+      flows active from START to STOP (BOOTTIME seconds); for every phase
+      between two consecutive starts or stops, the time from the phase
+      start until every active flow stays within TOL_PCT of link / k over
+      sliding windows of WINDOW_BINS bins: conv_max_ms (worst phase),
+      conv_list, and dev_mean_pct (mean deviation from the fair share in
+      the second half of the phases)
+Missing data reads as -1 so that checks fail rather than pass.
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        d = json.load(f)
+    return d["bin_ms"] / 1000.0, d["flows"]
+
+
+def bytes_in(flow, bin_s, t0, t1):
+    """Bytes of @flow in the bins that lie inside [t0, t1)."""
+    total = 0
+    for i, b in enumerate(flow["bins"]):
+        start = flow["first_bin_s"] + i * bin_s
+        if start >= t0 - 1e-6 and start + bin_s <= t1 + 1e-6:
+            total += b
+    return total
+
+
+def jain(xs):
+    s = sum(xs)
+    q = sum(x * x for x in xs)
+    return s * s / (len(xs) * q) if q else -1
+
+
+def share(path, t0, t1, link):
+    bin_s, flows = load(path)
+    t0, t1, link = float(t0), float(t1), float(link)
+    rates = [(f, bytes_in(f, bin_s, t0, t1) * 8 / (t1 - t0)) for f in flows]
+    xs = [r for _, r in rates]
+    if not xs:
+        print("n=0 jain=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
+        return
+    fair = sum(xs) / len(xs)
+    udp = [r for f, r in rates if f["proto"] == "udp"]
+    tcp = [r for f, r in rates if f["proto"] == "tcp"]
+    print("n=%d" % len(xs))
+    print("jain=%.4f" % jain(xs))
+    print("util=%d" % round(100 * sum(xs) / link))
+    print("udp_ratio=%d" % (round(100 * sum(udp) / len(udp) / fair) if udp else -1))
+    print("tcp_min=%d" % (round(100 * min(tcp) / fair) if tcp else -1))
+    print("tcp_max=%d" % (round(100 * max(tcp) / fair) if tcp else -1))
+    print("goodputs='%s'" % " ".join("%.2f" % (x / 1e6) for x in xs))
+
+
+def converge(path, link, tol, window, specs):
+    bin_s, flows = load(path)
+    link, tol, window = float(link), float(tol) / 100, int(window)
+    sched = []
+    for s in specs:
+        a, b, i = s.split(":")
+        sched.append((float(a), float(b), int(i)))
+    byid = {f["id"]: f for f in flows}
+    edges = sorted({a for a, _, _ in sched} | {b for _, b, _ in sched})
+    conv, devs = [], []
+    for p0, p1 in zip(edges, edges[1:]):
+        active = [i for a, b, i in sched if a <= p0 and b >= p1]
+        if len(active) < 2:
+            continue
+        fair = link / len(active)
+        ok_from = None
+        t = p0
+        while t + window * bin_s <= p1 + 1e-6:
+            good = True
+            for i in active:
+                f = byid.get(i)
+                r = bytes_in(f, bin_s, t, t + window * bin_s) * 8 / (window * bin_s) if f else 0
+                dev = abs(r - fair) / fair
+                if t >= (p0 + p1) / 2:
+                    devs.append(dev)
+                if dev > tol:
+                    good = False
+            if good and ok_from is None:
+                ok_from = t
+            elif not good:
+                ok_from = None
+            t += bin_s
+        conv.append(round(1000 * (ok_from - p0)) if ok_from is not None else -1)
+    worst = -1 if not conv or -1 in conv else max(conv)
+    print("conv_max_ms=%d" % worst)
+    print("conv_list='%s'" % " ".join(str(c) for c in conv))
+    print("dev_mean_pct=%d" % (round(100 * sum(devs) / len(devs)) if devs else -1))
+
+
+def main():
+    try:
+        if sys.argv[1] == "share":
+            share(*sys.argv[2:6])
+        elif sys.argv[1] == "converge":
+            converge(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
+        else:
+            raise ValueError(sys.argv[1])
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        print("# flows.py: %s" % e)
+        print("jain=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 conv_max_ms=-1 dev_mean_pct=-1")
+
+
+main()

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# calq-pace: a host sends three UDP flows (2, 4 and 8 Mbit/s) in bursts of
+# 25 packets, each packet stamped with its departure time on the flow's
+# schedule (SO_TXTIME, CLOCK_MONOTONIC).  A physical, non-work-conserving
+# calq on the host's interface, ranking by that time (EDT), must pace
+# every flow to within 5% of its rate with smooth gaps; the same traffic
+# through pfifo arrives in bursts.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# values arrive by eval
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+
+SECS=4
+RATES=(250 500 1000)	# packets of 1000 bytes per second
+CASES=()
+
+topo_modules sch_calq
+topo_init calqpace
+topo_build 1 >/dev/null
+host() { ip netns exec "$(topo_sender_ns 1)" "$@"; }
+
+# run NAME QDISC...: the flows through QDISC on the sender's eth0; sets
+# rate_i (percent of the flow's rate) and p10_i (10th percentile gap,
+# percent of the ideal gap) for i = 1..3
+run()
+{
+	local name=$1 dir t0 i pids=()
+
+	shift
+	dir=$TOPO_TMP/$name
+	mkdir -p "$dir"
+	host tc qdisc replace dev eth0 root handle 1: "$@" || topo_die "qdisc $*"
+	topo_sink "$dir/sink.json" -4 --idle 1500
+	t0=$(awk '{ printf "%.2f", $1 + 2 }' /proc/uptime)
+	for i in 1 2 3; do
+		host "$BLAST" --dst 10.200.0.1 --id "$i" --size 1000 \
+			--rate "${RATES[i - 1]}" --burst 25 --txtime-lead 20000 \
+			--count $((RATES[i - 1] * SECS)) --start-at "$t0" 2>"$dir/blast-$i.log" &
+		pids+=($!)
+	done
+	TOPO_PIDS+=("${pids[@]}")
+	for i in "${pids[@]}"; do
+		wait "$i" || topo_log "$name: a sender failed"
+	done
+	topo_sink_wait || topo_log "$name: shoal-sink failed"
+	host tc -s qdisc show dev eth0 >"$dir/qdisc.txt"
+	eval "$(python3 - "$dir/sink.json" "${RATES[@]}" <<'PY'
+import json, sys
+rates = [float(r) for r in sys.argv[2:]]
+try:
+    s = json.load(open(sys.argv[1]))
+    for i, r in enumerate(rates, 1):
+        p = s["per_sender"][str(i)]
+        print("rate_%d=%d p10_%d=%d n_%d=%d" % (i, round(100 * p["rate_pps"] / r), i,
+              round(100 * p["gap_us"]["p10"] * r / 1e6), i, p["whole"]))
+except (OSError, ValueError, KeyError) as e:
+    print("# %s" % e)
+    for i in range(1, len(rates) + 1):
+        print("rate_%d=-1 p10_%d=-1 n_%d=0" % (i, i, i))
+PY
+)"
+	topo_log "$name: rate vs target $rate_1% $rate_2% $rate_3%;" \
+		"10th percentile gap vs ideal $p10_1% $p10_2% $p10_3%"
+	CASES+=("{\"case\": \"$name\", \"rate_pct\": [$rate_1, $rate_2, $rate_3], \"gap_p10_pct\": [$p10_1, $p10_2, $p10_3]}")
+}
+
+run fifo pfifo limit 10000
+for i in 1 2 3; do
+	p=p10_$i
+	tap_ok "${!p} >= 0 && ${!p} < 20" \
+		"fifo: flow $i arrives in bursts (10th percentile gap ${!p}% of its ideal gap)"
+done
+
+run calq calq mode physical nwc rank tstamp interval 100us buckets 4096 limit 10000
+for i in 1 2 3; do
+	r=rate_$i p=p10_$i n=n_$i
+	tap_ok "${!n} == RATES[i - 1] * SECS" "calq: flow $i delivered every packet (${!n})"
+	tap_ok "${!r} >= 95 && ${!r} <= 105" \
+		"calq: flow $i paced to ${!r}% of its ${RATES[i - 1]} packets/s (within 5%)"
+	tap_ok "${!p} >= 50" \
+		"calq: flow $i is smooth (10th percentile gap ${!p}% of its ideal gap, >= 50%)"
+done
+
+topo_write_results "${OUT:-$TOPO_TMP}/calq-pace.json" \
+	"\"rates_pps\": [${RATES[0]}, ${RATES[1]}, ${RATES[2]}], \"seconds\": $SECS"
+tap_done
