@@ -26,12 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_FLOWS	1024
-#define MAX_BINS	4096
+#define MAX_FLOWS	16384
+#define MAX_BINS	36000	/* an hour of 100 ms bins */
 #define BUF_LEN		65536
 
 struct opts {
@@ -58,7 +59,8 @@ struct flow {
 	bool udp;
 	uint64_t bytes;
 	uint64_t first_bin, last_bin;
-	uint64_t *bins;		/* MAX_BINS from first_bin */
+	uint64_t *bins;		/* nbins from first_bin, grown on demand */
+	uint64_t nbins;
 };
 
 struct conn {
@@ -135,11 +137,6 @@ static struct flow *flow_get(uint32_t id, bool udp)
 	if (nflows == MAX_FLOWS)
 		return NULL;
 	flows[nflows] = (struct flow){ .id = id, .udp = udp };
-	flows[nflows].bins = calloc(MAX_BINS, sizeof(uint64_t));
-	if (!flows[nflows].bins) {
-		perror("calloc");
-		exit(2);
-	}
 	flows[nflows].first_bin = boot_ns() / bin_ns;
 	return &flows[nflows++];
 }
@@ -149,9 +146,22 @@ static void flow_add(struct flow *f, uint64_t n)
 	uint64_t b = boot_ns() / bin_ns;
 
 	f->bytes += n;
-	if (b - f->first_bin < MAX_BINS)
-		f->bins[b - f->first_bin] += n;
-	f->last_bin = b;
+	b -= f->first_bin;
+	if (b >= MAX_BINS)
+		return;
+	if (b >= f->nbins) {
+		uint64_t nb = b + 64;
+
+		f->bins = realloc(f->bins, nb * sizeof(*f->bins));
+		if (!f->bins) {
+			perror("realloc");
+			exit(2);
+		}
+		memset(f->bins + f->nbins, 0, (nb - f->nbins) * sizeof(*f->bins));
+		f->nbins = nb;
+	}
+	f->bins[b] += n;
+	f->last_bin = b + f->first_bin;
 }
 
 static void write_json(FILE *out, const struct opts *o)
@@ -164,8 +174,8 @@ static void write_json(FILE *out, const struct opts *o)
 		const struct flow *f = &flows[i];
 
 		nb = f->last_bin - f->first_bin + 1;
-		if (nb > MAX_BINS)
-			nb = MAX_BINS;
+		if (nb > f->nbins)
+			nb = f->nbins;
 		fprintf(out, "%s\n {\"id\": %u, \"proto\": \"%s\", \"bytes\": %llu, "
 			"\"first_bin_s\": %.3f, \"bins\": [", i ? "," : "", f->id,
 			f->udp ? "udp" : "tcp", (unsigned long long)f->bytes,
@@ -376,37 +386,42 @@ static int run_tcp(const struct opts *o, uint64_t t_end)
 }
 
 /* Paced UDP: datagrams of udp_size on an absolute schedule, round robin
- * over the flows; an unresponsive sender, it never slows down.
+ * over the flows, one socket (source port) each; an unresponsive sender,
+ * it never slows down.
  */
 static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
 {
 	uint64_t gap = (uint64_t)o->udp_size * 8 * 1000000000ull / o->udp_bps, k;
-	struct sockaddr_storage ss;
 	uint8_t *buf = calloc(1, o->udp_size);
+	int *fds = calloc(o->flows, sizeof(int)), snd = 1 << 20;
+	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd, snd = 8 << 20;
+	uint32_t i;
 
-	if (!buf)
+	if (!buf || !fds)
 		return 2;
 	make_addr(o, o->dst, &ss, &sl);
-	fd = socket(o->family, SOCK_DGRAM, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&ss, sl)) {
-		perror("udp socket");
-		return 2;
+	for (i = 0; i < o->flows; i++) {
+		fds[i] = socket(o->family, SOCK_DGRAM, 0);
+		if (fds[i] < 0 || connect(fds[i], (struct sockaddr *)&ss, sl)) {
+			perror("udp socket");
+			return 2;
+		}
+		if (setsockopt(fds[i], SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd)))
+			setsockopt(fds[i], SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
 	for (k = 0; !stop; k++) {
 		uint64_t at = t0 + k * gap;
-		uint32_t id = htonl(o->id + (uint32_t)(k % o->flows));
+		uint32_t f = (uint32_t)(k % o->flows), id = htonl(o->id + f);
 
 		if (at >= t_end)
 			break;
 		sleep_until_boot(at);
 		memcpy(buf, &id, 4);
-		send(fd, buf, o->udp_size, 0);	/* drops are the point */
+		send(fds[f], buf, o->udp_size, 0);	/* drops are the point */
 	}
-	close(fd);
+	for (i = 0; i < o->flows; i++)
+		close(fds[i]);
 	return 0;
 }
 
@@ -578,6 +593,7 @@ int main(int argc, char **argv)
 		.udp_size = 1400, .duration = 10, .bin_ms = 100, .idle_ms = 3000,
 	};
 	struct sigaction sa;
+	struct rlimit rl;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
@@ -587,5 +603,9 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	bin_ns = (uint64_t)o.bin_ms * 1000000ull;
+	/* a socket per flow */
+	rl.rlim_cur = rl.rlim_max = MAX_FLOWS + 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl) && o.flows > 900)
+		perror("setrlimit(RLIMIT_NOFILE)");
 	return o.recv ? run_recv(&o) : run_send(&o);
 }

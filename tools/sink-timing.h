@@ -22,6 +22,7 @@ struct timed_arrival {
 struct sender_timing {
 	uint64_t n, first_ns, last_ns;
 	uint64_t gap_p10_ns, gap_p50_ns, gap_p90_ns;
+	uint64_t delay_p50_ns, delay_p99_ns, delay_max_ns;	/* one-way */
 	uint64_t dl_pkts, dl_miss, dl_late_max_ns, dl_inversions;
 };
 
@@ -42,7 +43,8 @@ static void tm_sender(const struct timed_arrival *a, size_t n, uint32_t idx,
 		      struct sender_timing *st)
 {
 	uint64_t *gaps = malloc((n + 1) * sizeof(*gaps)), prev = 0;
-	size_t i, g = 0;
+	uint64_t *delays = malloc((n + 1) * sizeof(*delays));
+	size_t i, g = 0, nd = 0;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < n; i++) {
@@ -53,6 +55,8 @@ static void tm_sender(const struct timed_arrival *a, size_t n, uint32_t idx,
 		else if (gaps)
 			gaps[g++] = a[i].t_ns - prev;
 		prev = st->last_ns = a[i].t_ns;
+		if (delays)
+			delays[nd++] = a[i].t_ns - a[i].sent_ns;
 		if (!a[i].has_dl)
 			continue;
 		st->dl_pkts++;
@@ -68,7 +72,14 @@ static void tm_sender(const struct timed_arrival *a, size_t n, uint32_t idx,
 		st->gap_p50_ns = gaps[g / 2];
 		st->gap_p90_ns = gaps[g * 9 / 10];
 	}
+	if (nd) {
+		qsort(delays, nd, sizeof(*delays), tm_cmp_u64);
+		st->delay_p50_ns = delays[nd / 2];
+		st->delay_p99_ns = delays[nd * 99 / 100];
+		st->delay_max_ns = delays[nd - 1];
+	}
 	free(gaps);
+	free(delays);
 }
 
 /* A packet P is an inversion when a packet Q with a deadline more than

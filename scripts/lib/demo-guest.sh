@@ -83,3 +83,6 @@ echo "  arrived in $(ms "$trim_hdr") (p50) against $(ms "$trim_data") for data: 
 echo "  (time in the qdisc: headers ${trim_hsoj} us, data ${trim_dsoj} us on average)."
 echo
 echo "Raw results: $DIR"
+
+# the afq part runs its own fabric
+"$TREE/scripts/lib/demo-afq.sh"
