@@ -17,7 +17,6 @@ source "$TREE/tools/testing/lib/topo.sh"
 # shellcheck source=../../tools/testing/lib/flows.sh
 source "$TREE/tools/testing/lib/flows.sh"
 
-LINK_BPS=20000000
 DUR=${DEMO_AFQ_SECONDS:-10}
 DIR=${VM_OUT:-/tmp}/demo-afq
 mkdir -p "$DIR"
@@ -74,7 +73,7 @@ echo
 printf '%-34s %10s %10s %8s\n' "" "(8 TCP)" "(1 TCP)" ""
 for q in "pfifo limit 1000" "afq limit 1000" "afq limit 1000 flow_key src"; do
 	# shellcheck disable=SC2086
-	round tcp-$(echo "$q" | tr ' ' _) --flows 8 --cc cubic -- $q
+	round "tcp-${q// /_}" --flows 8 --cc cubic -- $q
 done
 echo
 echo "afq gives every flow (or, with flow_key src, every sending host) the same"
