@@ -61,7 +61,7 @@ tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 tools/bpf/calq-rank: tools/bpf/calq-rank.c
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
 
-tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h include/uapi/linux/shoal.h
+tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)

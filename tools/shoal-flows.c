@@ -31,7 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "flows-capture.h"
+
 #define MAX_FLOWS	16384
+#define FLOW_HASH	65536	/* slots of the flow index, > 2 * MAX_FLOWS */
 #define MAX_BINS	36000	/* an hour of 100 ms bins */
 #define BUF_LEN		65536
 
@@ -49,14 +52,19 @@ struct opts {
 	const char *cc;
 	const char *json;
 	const char *ready;
+	const char *capture;	/* count bytes from a capture on this device */
 	uint32_t bin_ms;
 	uint32_t idle_ms;
 	double timeout;
 };
 
 struct flow {
+	struct cap_tuple t;	/* capture: who sends it; else the id */
 	uint32_t id;
+	bool id_known;
 	bool udp;
+	bool seq_init;
+	uint32_t tcp_end;	/* capture: highest TCP sequence seen, + 1 */
 	uint64_t bytes;
 	uint64_t first_bin, last_bin;
 	uint64_t *bins;		/* nbins from first_bin, grown on demand */
@@ -65,6 +73,7 @@ struct flow {
 
 struct conn {
 	int fd;
+	struct cap_tuple peer;	/* capture mode: its flow in the capture */
 	struct flow *f;		/* NULL until the id has arrived */
 	uint8_t idbuf[4];
 	uint32_t idlen;
@@ -73,6 +82,7 @@ struct conn {
 static volatile sig_atomic_t stop;
 static struct flow flows[MAX_FLOWS];
 static unsigned int nflows;
+static int32_t flow_index[FLOW_HASH];	/* open addressing, -1 = empty */
 static uint64_t bin_ns;
 
 static void on_signal(int sig)
@@ -127,24 +137,56 @@ static int make_addr(const struct opts *o, const char *host,
 
 /* ---- receiver ---- */
 
-static struct flow *flow_get(uint32_t id, bool udp)
+static uint32_t tuple_hash(const struct cap_tuple *t)
 {
-	unsigned int i;
+	uint32_t h = 2166136261u;
+	const uint8_t *p = (const uint8_t *)t;
+	size_t i;
 
-	for (i = 0; i < nflows; i++)
-		if (flows[i].id == id && flows[i].udp == udp)
-			return &flows[i];
-	if (nflows == MAX_FLOWS)
-		return NULL;
-	flows[nflows] = (struct flow){ .id = id, .udp = udp };
-	flows[nflows].first_bin = boot_ns() / bin_ns;
-	return &flows[nflows++];
+	for (i = 0; i < sizeof(*t); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
 }
 
-static void flow_add(struct flow *f, uint64_t n)
+/* The flow of tuple @t, created on first sight; NULL when the table is full */
+static struct flow *flow_find(const struct cap_tuple *t, uint64_t t_ns)
 {
-	uint64_t b = boot_ns() / bin_ns;
+	uint32_t h = tuple_hash(t) & (FLOW_HASH - 1);
+	struct flow *f;
 
+	for (; flow_index[h] >= 0; h = (h + 1) & (FLOW_HASH - 1))
+		if (!memcmp(&flows[flow_index[h]].t, t, sizeof(*t)))
+			return &flows[flow_index[h]];
+	if (nflows == MAX_FLOWS)
+		return NULL;
+	f = &flows[nflows];
+	*f = (struct flow){ .t = *t, .udp = t->proto == IPPROTO_UDP };
+	f->first_bin = t_ns / bin_ns;
+	flow_index[h] = (int32_t)nflows++;
+	return f;
+}
+
+/* Socket mode: flows are known by their id */
+static struct flow *flow_by_id(uint32_t id, bool udp)
+{
+	struct cap_tuple t = { .proto = udp ? IPPROTO_UDP : IPPROTO_TCP };
+	struct flow *f;
+
+	memcpy(t.saddr, &id, sizeof(id));
+	f = flow_find(&t, boot_ns());
+	if (f) {
+		f->id = id;
+		f->id_known = true;
+	}
+	return f;
+}
+
+static void flow_add(struct flow *f, uint64_t n, uint64_t t_ns)
+{
+	uint64_t b = t_ns / bin_ns;
+
+	if (b < f->first_bin)	/* a stamp slightly older than the flow */
+		b = f->first_bin;
 	f->bytes += n;
 	b -= f->first_bin;
 	if (b >= MAX_BINS)
@@ -161,30 +203,103 @@ static void flow_add(struct flow *f, uint64_t n)
 		f->nbins = nb;
 	}
 	f->bins[b] += n;
-	f->last_bin = b + f->first_bin;
+	if (b + f->first_bin > f->last_bin)
+		f->last_bin = b + f->first_bin;
+}
+
+/* Capture mode: account one packet at its kernel receive time */
+static void capture_one(const struct cap_pkt *k, uint64_t t_ns)
+{
+	struct flow *f = flow_find(&k->t, t_ns);
+	uint32_t end = k->seq + k->payload;
+
+	if (!f)
+		return;
+	if (f->udp) {
+		if (k->has_id && !f->id_known) {
+			f->id = k->id;
+			f->id_known = true;
+		}
+		flow_add(f, k->payload, t_ns);
+		return;
+	}
+	if (k->syn || !f->seq_init) {
+		f->tcp_end = k->syn ? k->seq + 1 : k->seq;
+		f->seq_init = true;
+	}
+	/* only bytes beyond the highest sequence so far are new */
+	if ((int32_t)(end - f->tcp_end) > 0) {
+		flow_add(f, end - f->tcp_end < k->payload ? end - f->tcp_end : k->payload,
+			 t_ns);
+		f->tcp_end = end;
+	}
+}
+
+static void capture_read(int fd, uint16_t port)
+{
+	uint64_t off, t_real;
+	struct cap_pkt k;
+	struct timespec r;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	off = (uint64_t)r.tv_sec * 1000000000ull + (uint64_t)r.tv_nsec - boot_ns();
+	while (cap_next(fd, port, &k, &t_real) > 0)
+		capture_one(&k, t_real > off ? t_real - off : boot_ns());
+}
+
+/* The sender of a connection, as the capture sees it */
+static void conn_peer(struct conn *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	memset(&c->peer, 0, sizeof(c->peer));
+	if (getpeername(c->fd, (struct sockaddr *)&ss, &sl))
+		return;
+	c->peer.proto = IPPROTO_TCP;
+	if (ss.ss_family == AF_INET6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		c->peer.family = 6;
+		c->peer.sport = ntohs(s6->sin6_port);
+		memcpy(c->peer.saddr, &s6->sin6_addr, 16);
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		c->peer.family = 4;
+		c->peer.sport = ntohs(s4->sin_port);
+		memcpy(c->peer.saddr, &s4->sin_addr, 4);
+	}
 }
 
 static void write_json(FILE *out, const struct opts *o)
 {
-	unsigned int i;
+	unsigned int i, unknown = 0;
+	bool first;
 	uint64_t b, nb;
 
 	fprintf(out, "{\"bin_ms\": %u, \"flows\": [", o->bin_ms);
-	for (i = 0; i < nflows; i++) {
+	for (i = 0, first = true; i < nflows; i++) {
 		const struct flow *f = &flows[i];
 
+		if (!f->id_known) {
+			unknown++;
+			continue;
+		}
 		nb = f->last_bin - f->first_bin + 1;
 		if (nb > f->nbins)
 			nb = f->nbins;
 		fprintf(out, "%s\n {\"id\": %u, \"proto\": \"%s\", \"bytes\": %llu, "
-			"\"first_bin_s\": %.3f, \"bins\": [", i ? "," : "", f->id,
+			"\"first_bin_s\": %.3f, \"bins\": [", first ? "" : ",", f->id,
 			f->udp ? "udp" : "tcp", (unsigned long long)f->bytes,
 			(double)(f->first_bin * bin_ns) / 1e9);
 		for (b = 0; b < nb; b++)
 			fprintf(out, "%s%llu", b ? "," : "", (unsigned long long)f->bins[b]);
 		fprintf(out, "]}");
+		first = false;
 	}
-	fprintf(out, "\n]}\n");
+	fprintf(out, "\n], \"unknown_flows\": %u, \"source\": \"%s\"}\n", unknown,
+		o->capture ? "capture" : "sockets");
 }
 
 static int listen_sockets(const struct opts *o, int *tfd, int *ufd)
@@ -211,8 +326,10 @@ static int listen_sockets(const struct opts *o, int *tfd, int *ufd)
 	return 0;
 }
 
-/* Read what one TCP connection has; false when it is finished */
-static bool conn_read(struct conn *c, uint8_t *buf)
+/* Read what one TCP connection has; false when it is finished.  In
+ * capture mode only its id matters: it names the capture's flow.
+ */
+static bool conn_read(struct conn *c, uint8_t *buf, bool capture)
 {
 	ssize_t n;
 
@@ -231,41 +348,64 @@ static bool conn_read(struct conn *c, uint8_t *buf)
 			if (c->idlen < 4)
 				continue;
 			memcpy(&id, c->idbuf, 4);
-			c->f = flow_get(ntohl(id), false);
+			id = ntohl(id);
+			if (capture) {
+				c->f = flow_find(&c->peer, boot_ns());
+				if (c->f) {
+					c->f->id = id;
+					c->f->id_known = true;
+				}
+			} else {
+				c->f = flow_by_id(id, false);
+			}
 			if (!c->f)
 				return false;
 			n -= (ssize_t)take;
 		}
-		flow_add(c->f, (uint64_t)n);
+		if (!capture)
+			flow_add(c->f, (uint64_t)n, boot_ns());
 	}
 }
 
-static void udp_read(int fd, uint8_t *buf)
+static void udp_read(int fd, uint8_t *buf, bool capture)
 {
 	struct flow *f;
 	uint32_t id;
 	ssize_t n;
 
-	while ((n = recv(fd, buf, BUF_LEN, 0)) >= 4) {
+	while ((n = recv(fd, buf, BUF_LEN, 0)) >= 0) {
+		if (capture || n < 4)
+			continue;
 		memcpy(&id, buf, 4);
-		f = flow_get(ntohl(id), true);
+		f = flow_by_id(ntohl(id), true);
 		if (f)
-			flow_add(f, (uint64_t)n);
+			flow_add(f, (uint64_t)n, boot_ns());
 	}
 }
 
 static int run_recv(const struct opts *o)
 {
 	static struct conn conns[MAX_FLOWS];
-	struct pollfd pf[MAX_FLOWS + 2];
+	static struct pollfd pf[MAX_FLOWS + 3];
 	uint64_t t0 = boot_ns(), last = 0;
-	unsigned int nconn = 0, i, n;
-	int tfd, ufd;
+	unsigned int nconn = 0, i, fixed = 2;
+	bool cap = o->capture;
+	int tfd, ufd, cfd = -1;
 	uint8_t *buf = malloc(BUF_LEN);
 	FILE *out;
 
+	memset(flow_index, 0xff, sizeof(flow_index));
 	if (!buf || listen_sockets(o, &tfd, &ufd))
 		return 2;
+	if (cap) {
+		cfd = cap_open(o->capture);
+		if (cfd < 0) {
+			fprintf(stderr, "shoal-flows: cannot capture on %s: %s\n",
+				o->capture, strerror(errno));
+			return 2;
+		}
+		fixed = 3;
+	}
 	if (o->ready) {
 		out = fopen(o->ready, "w");
 		if (!out || fclose(out)) {
@@ -275,6 +415,7 @@ static int run_recv(const struct opts *o)
 	}
 	while (!stop) {
 		uint64_t now = boot_ns();
+		int n;
 
 		if (o->timeout > 0 && now - t0 > (uint64_t)(o->timeout * 1e9))
 			break;
@@ -282,30 +423,42 @@ static int run_recv(const struct opts *o)
 			break;
 		pf[0] = (struct pollfd){ .fd = tfd, .events = POLLIN };
 		pf[1] = (struct pollfd){ .fd = ufd, .events = POLLIN };
+		pf[2] = (struct pollfd){ .fd = cfd, .events = POLLIN };
 		for (i = 0; i < nconn; i++)
-			pf[i + 2] = (struct pollfd){ .fd = conns[i].fd, .events = POLLIN };
-		n = (unsigned int)poll(pf, nconn + 2, 100);
+			pf[i + fixed] = (struct pollfd){ .fd = conns[i].fd, .events = POLLIN };
+		n = poll(pf, nconn + fixed, 100);
 		if (n <= 0)
 			continue;
-		last = boot_ns();
+		/* the capture sees every packet, also those of other traffic */
+		if (pf[1].revents || (pf[0].revents & POLLIN))
+			last = boot_ns();
+		if (cap && pf[2].revents)
+			capture_read(cfd, o->port);
 		if (pf[0].revents) {
 			int fd;
 
 			while (nconn < MAX_FLOWS &&
-			       (fd = accept4(tfd, NULL, NULL, SOCK_NONBLOCK)) >= 0)
-				conns[nconn++] = (struct conn){ .fd = fd };
+			       (fd = accept4(tfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+				conns[nconn] = (struct conn){ .fd = fd };
+				conn_peer(&conns[nconn++]);
+			}
 		}
 		if (pf[1].revents)
-			udp_read(ufd, buf);
+			udp_read(ufd, buf, cap);
 		for (i = 0; i < nconn; i++) {
-			if (!pf[i + 2].revents || conn_read(&conns[i], buf))
+			if (!pf[i + fixed].revents)
+				continue;
+			last = boot_ns();
+			if (conn_read(&conns[i], buf, cap))
 				continue;
 			close(conns[i].fd);
 			conns[i] = conns[--nconn];
-			pf[i + 2] = pf[nconn + 2];
+			pf[i + fixed] = pf[nconn + fixed];
 			i--;
 		}
 	}
+	if (cap)
+		capture_read(cfd, o->port);	/* what arrived before the end */
 	for (i = 0; i < nconn; i++)
 		close(conns[i].fd);
 	out = o->json ? fopen(o->json, "w") : stdout;
@@ -327,8 +480,8 @@ static int tcp_connect(const struct opts *o, uint32_t id)
 {
 	struct sockaddr_storage ss;
 	uint32_t nid = htonl(id);
+	int fd, lowat = 16384;
 	socklen_t sl;
-	int fd;
 
 	make_addr(o, o->dst, &ss, &sl);
 	fd = socket(o->family, SOCK_STREAM, 0);
@@ -342,6 +495,10 @@ static int tcp_connect(const struct opts *o, uint32_t id)
 		close(fd);
 		return -1;
 	}
+	/* keep little unsent data in the socket: a flow that stops stops
+	 * now, not when megabytes of buffered data have drained
+	 */
+	setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
 	if (connect(fd, (struct sockaddr *)&ss, sl) ||
 	    write(fd, &nid, 4) != 4) {
 		perror("connect");
@@ -380,8 +537,13 @@ static int run_tcp(const struct opts *o, uint64_t t_end)
 					;
 		}
 	}
-	for (i = 0; i < o->flows; i++)
+	/* abort: what is still in flight or buffered is not sent */
+	for (i = 0; i < o->flows; i++) {
+		struct linger l = { .l_onoff = 1, .l_linger = 0 };
+
+		setsockopt(pf[i].fd, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
 		close(pf[i].fd);
+	}
 	return 0;
 }
 
@@ -457,6 +619,8 @@ static void usage(FILE *f)
 "  --ready FILE       create FILE once set up\n"
 "recv:\n"
 "  --json FILE        per-flow bytes and bins as JSON (default stdout)\n"
+"  --capture DEV      count bytes when they arrive on DEV (AF_PACKET, kernel\n"
+"                     time stamps; TCP counted once), not when read\n"
 "  --bin-ms MS        bin width (default 100)\n"
 "  --idle-ms MS       stop MS ms after the last data (default 3000)\n"
 "  --timeout S        stop after S seconds in any case\n"
@@ -475,6 +639,7 @@ static const struct option long_opts[] = {
 	{ "port", required_argument, NULL, 'p' },
 	{ "ready", required_argument, NULL, 'R' },
 	{ "json", required_argument, NULL, 'j' },
+	{ "capture", required_argument, NULL, 'C' },
 	{ "bin-ms", required_argument, NULL, 'b' },
 	{ "idle-ms", required_argument, NULL, 'I' },
 	{ "timeout", required_argument, NULL, 't' },
@@ -522,6 +687,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			continue;
 		case 'j':
 			o->json = optarg;
+			continue;
+		case 'C':
+			o->capture = optarg;
 			continue;
 		case 'd':
 			o->dst = optarg;

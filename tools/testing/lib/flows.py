@@ -10,10 +10,11 @@
   flows.py converge FILE LINK_BPS TOL_PCT WINDOW_BINS START:STOP:ID ...
       flows active from START to STOP (BOOTTIME seconds); for every phase
       between two consecutive starts or stops, the time from the phase
-      start until every active flow stays within TOL_PCT of link / k over
-      sliding windows of WINDOW_BINS bins: conv_max_ms (worst phase),
-      conv_list, and dev_mean_pct (mean deviation from the fair share in
-      the second half of the phases)
+      start until every active flow is within TOL_PCT of link / k, over a
+      window of WINDOW_BINS bins: conv_max_ms (worst phase),
+      conv_list, and dev_mean_pct (in the second half of the phases, the
+      mean deviation of a flow from the mean of the active flows: how
+      evenly they share what the link carried, stalls of the host aside)
 Missing data reads as -1 so that checks fail rather than pass.
 """
 import json
@@ -81,18 +82,19 @@ def converge(path, link, tol, window, specs):
         t = p0
         while t + window * bin_s <= p1 + 1e-6:
             good = True
+            rates = []
             for i in active:
                 f = byid.get(i)
                 r = bytes_in(f, bin_s, t, t + window * bin_s) * 8 / (window * bin_s) if f else 0
-                dev = abs(r - fair) / fair
-                if t >= (p0 + p1) / 2:
-                    devs.append(dev)
-                if dev > tol:
+                rates.append(r)
+                if abs(r - fair) / fair > tol:
                     good = False
+            # settled: how evenly the flows share what the link carried
+            mean = sum(rates) / len(rates)
+            if t >= (p0 + p1) / 2:
+                devs.extend(abs(r - mean) / mean if mean else 1 for r in rates)
             if good and ok_from is None:
-                ok_from = t
-            elif not good:
-                ok_from = None
+                ok_from = t + window * bin_s	# the window's end
             t += bin_s
         conv.append(round(1000 * (ok_from - p0)) if ok_from is not None else -1)
     worst = -1 if not conv or -1 in conv else max(conv)

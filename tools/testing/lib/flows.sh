@@ -5,7 +5,8 @@
 # goodput per flow in time bins, for fairness and convergence tests.
 # Source after topo.sh.
 #
-#   flows_recv DIR            receiver on the receiver netns (port 5500)
+#   flows_recv DIR            receiver on the receiver netns (port 5500),
+#                             counting bytes by kernel arrival time
 #   flows_send SENDER ARGS..  one shoal-flows sender in sender netns SENDER
 #   flows_wait                wait for the senders, then the receiver
 #   flows_eval ARGS...        tools/testing/lib/flows.py, values into the shell
@@ -25,7 +26,7 @@ flows_recv()
 	mkdir -p "$dir"
 	FLOWS_JSON=$dir/flows.json
 	rm -f "$FLOWS_JSON" "$dir/recv.ready"
-	ip netns exec "$TOPO_RX" "$FLOWS" recv --json "$FLOWS_JSON" \
+	ip netns exec "$TOPO_RX" "$FLOWS" recv --capture eth0 --json "$FLOWS_JSON" \
 		--ready "$dir/recv.ready" "$@" 2>"$dir/recv.log" &
 	FLOWS_RECV_PID=$!
 	TOPO_PIDS+=("$FLOWS_RECV_PID")

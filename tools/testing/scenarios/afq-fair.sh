@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # afq-fair: N long TCP cubic flows (N = 2, 8, 32) and one unresponsive UDP
-# sender at three times its fair share cross a 20 Mbit/s port (tbf) whose
+# sender at three times its fair share cross a 4 Mbit/s port (tbf) whose
 # queue is afq, then pfifo with the same buffer.  Goodput per flow over
 # the steady part of each run gives Jain's index: afq must reach 0.95 and
 # hold the UDP sender near its share; pfifo must be measurably worse.
@@ -16,7 +16,7 @@ source "$HERE/../lib/topo.sh"
 # shellcheck source=../lib/flows.sh
 source "$HERE/../lib/flows.sh"
 
-LINK_BPS=20000000
+LINK_BPS=4000000
 DUR=12			# seconds of sending
 WARM=4			# not measured: slow start, first drops
 BUFFER=1000		# packets, the same for every queue
@@ -33,11 +33,11 @@ run()
 	local n=$1 hosts per i t0 udp dir
 
 	shift
-	dir=$TOPO_TMP/n$n-$1
+	dir=${OUT:-$TOPO_TMP}/afq-fair.d/n$n-$1
 	hosts=$((n < TCP_HOSTS ? n : TCP_HOSTS))
 	per=$((n / hosts))
 	udp=$((3 * LINK_BPS / (n + 1)))
-	topo_link_qdisc 20mbit 20k 10m "$@" || topo_die "qdisc $*"
+	topo_link_qdisc 4mbit 6k 10m "$@" || topo_die "qdisc $*"
 	flows_recv "$dir" --idle-ms 2000 --timeout $((DUR + 30))
 	t0=$(flows_now_plus 2)
 	for ((i = 1; i <= hosts; i++)); do
@@ -62,7 +62,7 @@ for n in 2 8 32; do
 		"N=$n: afq Jain index $j_afq >= 0.95"
 	tap_ok "u_afq > 0 && u_afq <= 130" \
 		"N=$n: afq holds the UDP sender (3x its share offered) to $u_afq% of the fair share (<= 130%)"
-	tap_ok "util >= 85" "N=$n: afq keeps the link busy ($util%)"
+	tap_ok "util >= 80" "N=$n: afq keeps the link busy ($util%, >= 80%)"
 
 	run "$n" pfifo limit $BUFFER
 	tap_ok "$(awk -v a="$j_afq" -v p="$jain" 'BEGIN { print (p >= 0 && p <= a - 0.05) }')" \
