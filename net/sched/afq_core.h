@@ -10,7 +10,10 @@
  * shadow, so we count how often the sketch would have put a packet in a
  * later round.  The table is open addressing over caller-owned memory; a
  * slot whose bid is below the current round's start is free, because the
- * idle bump makes such a bid equal to zero.  Plain C, no kernel calls.
+ * idle bump makes such a bid equal to zero.  A flow that finds no free
+ * slot is placed by the sketch; while such packets may be queued, a flow
+ * taking a fresh slot starts from its sketch bid so that it keeps its
+ * order.  Plain C, no kernel calls.
  */
 #ifndef _SHOAL_AFQ_CORE_H
 #define _SHOAL_AFQ_CORE_H
@@ -35,6 +38,7 @@ struct afq_slot {
 struct afq_exact {
 	struct afq_slot *slots;
 	u32 mask;		/* slots - 1, slots a power of 2 */
+	u64 full_bid;		/* largest bid placed by the sketch, no slot */
 };
 
 /* The verdict on one arriving packet */
@@ -175,25 +179,36 @@ struct afq_verdict {
 };
 
 /* Decide about a packet of @len bytes of flow @hash in round @round_now.
- * Nothing is changed; afq_commit() records the bid once the packet is
- * really queued, so a dropped packet costs its flow nothing.
+ * Only a free exact slot may be taken (harmless: it held no live bid);
+ * afq_commit() records the bid once the packet is really queued, so a
+ * dropped packet costs its flow nothing.
  */
 static inline void afq_decide(struct afq_state *a, u64 hash, u32 len,
 			      u64 round_now, struct afq_verdict *v)
 {
-	u64 sketched;
+	u64 sketched, prev, start = round_now * a->bpr;
 	struct afq_bid shadow;
 
 	afq_sketch_index(&a->sk, hash, v->idx);
 	sketched = afq_sketch_read(&a->sk, v->idx);
+	prev = sketched;
 	v->slot = NULL;
 	v->table_full = false;
 	if (a->ex.slots) {
-		v->slot = afq_exact_slot(&a->ex, hash, round_now * a->bpr);
+		v->slot = afq_exact_slot(&a->ex, hash, start);
 		v->table_full = !v->slot;
 	}
-	afq_bid(v->slot ? v->slot->bid : sketched, round_now, a->bpr, len,
-		&v->b);
+	if (v->slot) {
+		prev = v->slot->bid;
+		/* An idle slot may belong to a flow whose packets the sketch
+		 * placed while the table was full; those may still be queued
+		 * (a bid above R * bpr), so start no lower than the sketch
+		 * or this packet would overtake them.
+		 */
+		if (prev <= start && a->ex.full_bid > start && prev < sketched)
+			prev = sketched;
+	}
+	afq_bid(prev, round_now, a->bpr, len, &v->b);
 	afq_bid(sketched, round_now, a->bpr, len, &shadow);
 	v->shadow_round = shadow.round;
 	v->ahead = v->b.round - round_now;
@@ -206,6 +221,8 @@ static inline void afq_commit(struct afq_state *a, const struct afq_verdict *v)
 	afq_sketch_update(&a->sk, v->idx, v->b.bid);
 	if (v->slot)
 		v->slot->bid = v->b.bid;
+	else if (v->table_full && a->ex.full_bid < v->b.bid)
+		a->ex.full_bid = v->b.bid;
 }
 
 static inline void afq_exact_clear(struct afq_exact *t)
@@ -214,6 +231,7 @@ static inline void afq_exact_clear(struct afq_exact *t)
 
 	for (i = 0; i <= t->mask; i++)
 		t->slots[i] = (struct afq_slot){ 0 };
+	t->full_bid = 0;
 }
 
 #endif /* _SHOAL_AFQ_CORE_H */
