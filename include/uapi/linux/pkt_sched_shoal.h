@@ -206,6 +206,7 @@ enum {
 	TCA_CALQ_PORT,		/* u16: UDP port of the Shoal header (slack ranks) */
 	TCA_CALQ_FLAGS,		/* u32: CALQ_F_* */
 	TCA_CALQ_RATE,		/* u64: own shaper, bytes per second; 0 = none */
+	TCA_CALQ_FLAGS_MASK,	/* u32: CALQ_F_* bits FLAGS sets; absent = all */
 	__TCA_CALQ_MAX
 };
 
@@ -250,6 +251,7 @@ enum calq_horizon {
 #define CALQ_DEF_INTERVAL	10000	/* thesis: 10 us days */
 #define CALQ_DEF_PORT		4797	/* SHOAL_PORT */
 #define CALQ_MAX_BUCKETS	4096
+#define CALQ_MAX_PEAKS		256	/* peak[] entries; a dump fits a page */
 
 struct tc_calq_xstats {
 	__u64 head_day;		/* absolute day of the head */
@@ -257,7 +259,7 @@ struct tc_calq_xstats {
 	__u64 rotations_time;	/* head moved because its time came (physical) */
 	__u64 enqueued;
 	__u64 dequeued;
-	__u64 clamped_past;	/* rank before the head: served at the head */
+	__u64 clamped_past;	/* rank before the head day: served before it */
 	__u64 clamped_future;	/* beyond the horizon, queued in the last day */
 	__u64 horizon_drops;
 	__u64 limit_drops;
@@ -273,8 +275,9 @@ struct tc_calq_xstats {
 	__s64 ahead_ns;		/* physical: head day start minus now (delta) */
 	__u32 parked_now;
 	__u32 active_days;
-	/* followed by __u32 peak[buckets]: peak packets in the day k days
-	 * ahead of the head, k = 0..buckets-1
+	/* followed by __u32 peak[min(buckets, CALQ_MAX_PEAKS)]: peak packets
+	 * in the day k days ahead of the head; the last entry also counts
+	 * every day further ahead
 	 */
 };
 

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# calq-edf: three senders share a 10 Mbit/s port at 80% load with mixed
-# deadlines: steady packets due in 5 ms, bursts of 10 due in 20 ms and
-# bursts of 30 due in 100 ms.  Behind a burst, a FIFO makes the 5 ms
+# calq-edf: three senders share a 5 Mbit/s port at 85% load with mixed
+# deadlines: steady packets due in 10 ms, bursts of 10 due in 40 ms and
+# bursts of 30 due in 200 ms.  Behind a burst, a FIFO makes the 10 ms
 # packets late.  Through a physical calq ranking by deadline (EDF, 1 ms
 # days) the same traffic must leave in deadline order to within one day
-# and meet its deadlines; the LSTF variant (slack in the header, rewritten
-# by the queue) must do the same and keep every checksum right.
+# (plus the packet already on the wire) and meet its deadlines; the LSTF
+# variant (slack in the header, rewritten by the queue) must do the same
+# and keep every checksum right.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -18,6 +19,7 @@ source "$HERE/../lib/topo.sh"
 
 SECS=5
 DAY_US=1000
+WIRE_US=1800		# a 1000-byte packet at 5 Mbit/s
 CASES=()
 
 topo_modules sch_calq
@@ -25,17 +27,18 @@ topo_init calqedf
 topo_build 3 >/dev/null
 
 # run NAME DLMODE QDISC...: the three senders through r0; sets the sink's
-# deadline counters: pkts miss inversions, miss1 (5 ms class)
+# deadline counters: pkts miss inversions, miss1 (10 ms class)
 run()
 {
 	local name=$1 mode=$2 dir t0 i pids=() opt
-	local -a rate=(200 200 600) burst=(1 10 30) due=(5000 20000 100000)
+	local -a rate=(100 100 300) burst=(1 10 30) due=(10000 40000 200000)
 
 	shift 2
-	dir=$TOPO_TMP/$name
+	dir=${OUT:-$TOPO_TMP}/calq-edf.d/$name
 	mkdir -p "$dir"
-	topo_link_qdisc 10mbit 3k 1m "$@" || topo_die "qdisc $*"
-	topo_sink "$dir/sink.json" -4 --deadline "$mode" --order-tol "$DAY_US" --idle 1500
+	topo_link_qdisc 5mbit 3k 1m "$@" || topo_die "qdisc $*"
+	topo_sink "$dir/sink.json" -4 --deadline "$mode" --idle 1500 \
+		--order-tol $((DAY_US + WIRE_US))
 	t0=$(awk '{ printf "%.2f", $1 + 2 }' /proc/uptime)
 	opt=--deadline-in
 	[ "$mode" = slack ] && opt=--slack
@@ -66,25 +69,25 @@ except (OSError, ValueError, KeyError) as e:
 PY
 )"
 	eval "$(topo_qstats)"
-	topo_log "$name: $pkts packets, $miss late ($miss1 of $pkts1 due in 5 ms)," \
+	topo_log "$name: $pkts packets, $miss late ($miss1 of $pkts1 due in 10 ms)," \
 		"$inv out of deadline order by more than a day (worst $inv_max_us us)," \
 		"$malformed malformed"
 	CASES+=("{\"case\": \"$name\", \"pkts\": $pkts, \"late\": $miss, \"late_5ms\": $miss1, \"inversions\": $inv, \"inversion_max_us\": $inv_max_us}")
 }
 
-expected=$((SECS * 1000))
+expected=$((SECS * 500))
 
 run fifo abs pfifo limit 1000
 fifo_miss1=$miss1
 tap_ok "pkts == expected" "fifo: every packet arrived ($pkts of $expected)"
 tap_ok "miss1 * 10 >= pkts1" \
-	"fifo: packets due in 5 ms wait behind bursts and miss ($miss1 of $pkts1, >= 10%)"
+	"fifo: packets due in 10 ms wait behind bursts and miss ($miss1 of $pkts1, >= 10%)"
 
 run edf abs calq mode physical interval 1ms buckets 256 rank deadline limit 1000
 tap_ok "pkts == expected && malformed == 0" "edf: every packet arrived intact ($pkts of $expected)"
 tap_ok "miss * 100 <= pkts" "edf: deadlines met at the same load ($miss of $pkts late, <= 1%; fifo had $fifo_miss1)"
 tap_ok "inv * 100 <= pkts" \
-	"edf: deadline order kept to within one day ($inv of $pkts inverted beyond ${DAY_US} us, <= 1%)"
+	"edf: deadline order kept to within one day ($inv of $pkts inverted beyond $((DAY_US + WIRE_US)) us, <= 1%)"
 tap_ok "child_deadline_misses >= 0 && child_deadline_misses * 100 <= pkts" \
 	"edf: the qdisc counts $child_deadline_misses deadline misses at dequeue"
 
@@ -93,8 +96,11 @@ tap_ok "pkts == expected && malformed == 0" \
 	"lstf: every packet arrived with valid checksums after the slack rewrite ($pkts of $expected)"
 tap_ok "child_slack_rewrites >= expected" "lstf: the queue rewrote the slack of every packet ($child_slack_rewrites)"
 tap_ok "miss * 100 <= pkts" "lstf: deadlines met ($miss of $pkts late by the remaining slack)"
-tap_ok "inv * 100 <= pkts" "lstf: deadline order kept to within one day ($inv of $pkts inverted)"
+# the sink rebuilds an LSTF deadline as arrival + slack left; the time a
+# packet spent outside the queue (sender, forwarding) is in that error
+tap_ok "inv * 20 <= pkts" \
+	"lstf: deadline order kept to within one day ($inv of $pkts inverted, <= 5%: the slack carries the path's own delays)"
 
 topo_write_results "${OUT:-$TOPO_TMP}/calq-edf.json" \
-	"\"link\": \"10mbit\", \"day_us\": $DAY_US, \"seconds\": $SECS"
+	"\"link\": \"5mbit\", \"day_us\": $DAY_US, \"seconds\": $SECS"
 tap_done

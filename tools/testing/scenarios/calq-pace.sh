@@ -32,9 +32,10 @@ run()
 	local name=$1 dir t0 i pids=()
 
 	shift
-	dir=$TOPO_TMP/$name
+	dir=${OUT:-$TOPO_TMP}/calq-pace.d/$name
 	mkdir -p "$dir"
-	host tc qdisc replace dev eth0 root handle 1: "$@" || topo_die "qdisc $*"
+	host tc qdisc del dev eth0 root 2>/dev/null
+	host tc qdisc add dev eth0 root handle 1: "$@" || topo_die "qdisc $*"
 	topo_sink "$dir/sink.json" -4 --idle 1500
 	t0=$(awk '{ printf "%.2f", $1 + 2 }' /proc/uptime)
 	for i in 1 2 3; do
