@@ -674,6 +674,8 @@ static void write_json(FILE *f, const struct opts *o, struct sink *s,
 			"\"p90\": %.1f},\n", t->n > 1 && span > 0 ? (double)(t->n - 1) / span : 0,
 			(double)t->gap_p10_ns / 1e3, (double)t->gap_p50_ns / 1e3,
 			(double)t->gap_p90_ns / 1e3);
+		fprintf(f, "   \"windows\": %llu, \"windows_steady\": %llu,\n",
+			(unsigned long long)t->windows, (unsigned long long)t->windows_steady);
 		fprintf(f, "   \"delay_us\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f},\n",
 			(double)t->delay_p50_ns / 1e3, (double)t->delay_p99_ns / 1e3,
 			(double)t->delay_max_ns / 1e3);

@@ -23,6 +23,7 @@ struct sender_timing {
 	uint64_t n, first_ns, last_ns;
 	uint64_t gap_p10_ns, gap_p50_ns, gap_p90_ns;
 	uint64_t delay_p50_ns, delay_p99_ns, delay_max_ns;	/* one-way */
+	uint64_t windows, windows_steady;	/* see tm_sender() */
 	uint64_t dl_pkts, dl_miss, dl_late_max_ns, dl_inversions;
 };
 
@@ -38,7 +39,13 @@ static int tm_cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Rate and gaps of sender @idx over @n arrivals in arrival order */
+#define TM_WINDOW	20	/* gaps per window of the steadiness check */
+
+/* Rate and gaps of sender @idx over @n arrivals in arrival order.  A
+ * paced flow is steady: windows of TM_WINDOW consecutive packets arrive
+ * at the flow's mean rate; windows_steady counts those within 10% of it,
+ * which a flow sent in bursts rarely is.
+ */
 static void tm_sender(const struct timed_arrival *a, size_t n, uint32_t idx,
 		      struct sender_timing *st)
 {
@@ -64,6 +71,22 @@ static void tm_sender(const struct timed_arrival *a, size_t n, uint32_t idx,
 			st->dl_miss++;
 			if (a[i].t_ns - a[i].dl_ns > st->dl_late_max_ns)
 				st->dl_late_max_ns = a[i].t_ns - a[i].dl_ns;
+		}
+	}
+	if (g >= TM_WINDOW && st->last_ns > st->first_ns) {
+		double mean = (double)(st->last_ns - st->first_ns) / (double)g;
+		uint64_t span = 0;
+
+		for (i = 0; i < g; i++) {
+			span += gaps[i];
+			if (i >= TM_WINDOW - 1) {
+				double r = (double)span / (TM_WINDOW * mean);
+
+				st->windows++;
+				if (r > 0.9 && r < 1.1)
+					st->windows_steady++;
+				span -= gaps[i - (TM_WINDOW - 1)];
+			}
 		}
 	}
 	if (g) {

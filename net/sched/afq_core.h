@@ -165,6 +165,7 @@ struct afq_state {
 	u32 bpr;		/* bytes per round, >= 1 */
 	u32 nqueues;		/* rounds ahead that fit, >= 1 */
 	u32 ecn_rounds;		/* 0 = no marking */
+	u64 floor;		/* no bid starts below this, see afq_decide() */
 };
 
 struct afq_verdict {
@@ -191,6 +192,12 @@ static inline void afq_decide(struct afq_state *a, u64 hash, u32 len,
 
 	afq_sketch_index(&a->sk, hash, v->idx);
 	sketched = afq_sketch_read(&a->sk, v->idx);
+	/* The bids were reset while packets were queued (a new sketch,
+	 * key or round size): no flow may start before the furthest queued
+	 * day, or its next packet could overtake its own queued ones.
+	 */
+	if (sketched < a->floor)
+		sketched = a->floor;
 	prev = sketched;
 	v->slot = NULL;
 	v->table_full = false;
@@ -207,6 +214,8 @@ static inline void afq_decide(struct afq_state *a, u64 hash, u32 len,
 		 */
 		if (prev <= start && a->ex.full_bid > start && prev < sketched)
 			prev = sketched;
+		if (prev < a->floor)
+			prev = a->floor;
 	}
 	afq_bid(prev, round_now, a->bpr, len, &v->b);
 	afq_bid(sketched, round_now, a->bpr, len, &shadow);

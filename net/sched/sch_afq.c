@@ -308,9 +308,10 @@ static bool afq_throttled(struct afq_sched_data *q, u64 now)
 	return true;
 }
 
-/* Peek and dequeue agree: the head of the earliest non-empty day.  Peek
- * leaves R where it is, so a packet arriving in between still sees the
- * round it would have seen without the peek.
+/* Peek and a dequeue in the same hold of the root lock agree: the head
+ * of the earliest non-empty day (an arrival in between may land before
+ * it).  Peek leaves R where it is, so a packet arriving in between still
+ * sees the round it would have seen without the peek.
  */
 static struct sk_buff *afq_peek(struct Qdisc *sch)
 {
@@ -380,6 +381,7 @@ static void afq_reset(struct Qdisc *sch)
 		afq_sketch_clear(&q->afq.sk);
 	if (q->afq.ex.slots)
 		afq_exact_clear(&q->afq.ex);
+	q->afq.floor = 0;
 	q->t_next = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
 }
@@ -670,7 +672,13 @@ static int afq_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 		q->row_seed = row_seed;
 	}
 	if (new_bids) {
-		/* queued packets stay where they are; flows restart at R */
+		/* Queued packets stay where they are; new bids start at the
+		 * furthest queued day, so no flow overtakes its own packets.
+		 */
+		u64 last;
+
+		q->afq.floor = cal_last_day(&q->cal, &last) ? last * s.bpr : 0;
+		q->afq.ex.full_bid = 0;
 		old_mem.cells = q->afq.sk.cells;
 		old_mem.slots = q->afq.ex.slots;
 		q->afq.sk.cells = mem.cells;
@@ -684,8 +692,12 @@ static int afq_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	q->afq.bpr = s.bpr;
 	q->afq.nqueues = s.nqueues;
 	q->afq.ecn_rounds = s.ecn_rounds;
-	if (s.rate != q->set.rate)
+	if (s.rate != q->set.rate) {
 		q->t_next = 0;
+		/* the watchdog may be armed for the old rate's next departure */
+		if (sch->q.qlen)
+			qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get_ns());
+	}
 	q->set = s;
 	afq_shrink(sch);
 	sch_tree_unlock(sch);

@@ -25,7 +25,8 @@
  *
  * Accounting: sch->q.qlen and sch->qstats.backlog count every packet
  * held, parked ones included, and are exact under a parent (tbf, htb):
- * .peek returns the packet .dequeue will return without taking it, GSO
+ * .peek returns the packet a .dequeue in the same hold of the root lock
+ * would return (an arrival in between may rank before it), GSO
  * segmentation and limit shrinks report their changes upwards with
  * qdisc_tree_reduce_backlog().
  */
@@ -253,6 +254,12 @@ static bool calq_rank_by(struct calq_sched_data *q, struct sk_buff *skb,
 	case CALQ_RANK_MARK:
 		t = src == CALQ_RANK_PRIO ? skb->priority : skb->mark;
 		r->off = calq_off_value(&q->clk, (u32)t, q->set.shift);
+		/* physical: days from now, not from a head that may lag
+		 * behind the clock or have run ahead of it
+		 */
+		if (q->clk.physical)
+			r->off = calq_off_sat(&q->clk, r->off +
+					      calq_off_time(&q->clk, now, now));
 		r->fine = t;
 		r->kind = CALQ_K_VALUE;
 		return true;
@@ -370,6 +377,24 @@ static void calq_unpark(struct Qdisc *sch)
 		q->xs.st.unparked++;
 		calq_bucket_add(q, skb, day);
 	}
+}
+
+/* Work-conserving, with only parked packets left: bring the first one in
+ * on the calendar's last day instead of jumping the head out to its day.
+ * The head stands for the clock on a physical calendar, and a rank from a
+ * packet (a deadline) could otherwise put it any distance ahead of time.
+ */
+static u64 calq_unpark_last(struct Qdisc *sch)
+{
+	struct calq_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = skb_rb_first(&q->parked);
+	u64 day = q->cal.head + q->cal.nbuckets - 1;
+
+	calq_unpark_one(sch, skb);
+	q->xs.st.unparked++;
+	calq_cb(skb)->day = day;
+	calq_bucket_add(q, skb, day);
+	return day;
 }
 
 /* The earliest day holding a packet: in the calendar, else parked */
@@ -569,6 +594,8 @@ static struct sk_buff *calq_head_skb(struct Qdisc *sch, u64 now, u32 *bucket)
 			}
 			calq_goto(sch, next, &q->xs.st.rotations_time);
 		} else {
+			if (next - q->cal.head >= q->cal.nbuckets)
+				next = calq_unpark_last(sch);
 			calq_goto(sch, next, &q->xs.st.rotations_empty);
 		}
 	}
@@ -599,13 +626,14 @@ static void calq_rewrite_slack(struct Qdisc *sch, struct sk_buff *skb,
 	uh = (struct udphdr *)(p + off - CALQ_FIELD_FROM_UDP);
 	new[0] = htonl((u32)((u64)left >> 32));
 	new[1] = htonl((u32)left);
-	if (uh->check || skb->ip_summed == CHECKSUM_PARTIAL || p[0] >> 4 == 6) {
+	/* a zero UDP checksum means none (IPv4, and RFC 6935 IPv6 tunnels) */
+	if (uh->check || skb->ip_summed == CHECKSUM_PARTIAL) {
 		inet_proto_csum_replace4(&uh->check, skb, old[0], new[0], false);
 		inet_proto_csum_replace4(&uh->check, skb, old[1], new[1], false);
 		if (!uh->check && skb->ip_summed != CHECKSUM_PARTIAL)
 			uh->check = CSUM_MANGLED_0;
 	} else if (skb->ip_summed == CHECKSUM_COMPLETE) {
-		/* IPv4 without a UDP checksum: nothing absorbs the change */
+		/* no UDP checksum: nothing absorbs the change */
 		skb->ip_summed = CHECKSUM_NONE;
 	}
 	memcpy(p + off, new, sizeof(new));
@@ -1038,7 +1066,8 @@ static void calq_shrink(struct Qdisc *sch)
 		q->xs.st.limit_drops++;
 		rtnl_kfree_skbs(skb, skb);
 	}
-	qdisc_tree_reduce_backlog(sch, pkts, bytes);
+	if (pkts)
+		qdisc_tree_reduce_backlog(sch, pkts, bytes);
 }
 
 static int calq_change(struct Qdisc *sch, struct nlattr *opt,

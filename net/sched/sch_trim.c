@@ -14,7 +14,9 @@
  * destroy run under RTNL; change takes sch_tree_lock() to swap the
  * configuration and shrink the queues, so the fast path reads q->set.cfg and
  * the other settings without further locking.  Dump reads them under RTNL
- * only, which change also holds.  dump_stats runs under the root lock.
+ * only, which change also holds.  dump_stats is called without the root
+ * lock on 6.1 (tc_fill_qdisc passes none), so it takes sch_tree_lock()
+ * for a consistent snapshot of the counters.
  *
  * Accounting: sch->q.qlen is the sum of both queues and sch->qstats.backlog
  * their bytes.  A trim shrinks a packet a parent (tbf, htb) has already
@@ -976,12 +978,15 @@ nla_put_failure:
 static int trim_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
-	struct tc_trim_xstats st = q->st;
+	struct tc_trim_xstats st;
 
+	sch_tree_lock(sch);
+	st = q->st;
 	st.data_qlen = q->dataq.qlen;
 	st.hdr_qlen = q->hdrq.qlen;
 	st.data_backlog = q->data_bytes;
 	st.hdr_backlog = q->hdr_bytes;
+	sch_tree_unlock(sch);
 	return gnet_stats_copy_app(d, &st, sizeof(st));
 }
 

