@@ -16,14 +16,12 @@
  * The netlink contract is include/uapi/linux/pkt_sched_shoal.h; the command
  * syntax and the output format are documented in tc-afq(8).
  */
-#include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 #include <linux/pkt_sched_shoal.h>
-#include "tc_plugin.h"
+#include "plugin_util.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+_Static_assert(TCA_AFQ_MAX <= PU_ATTR_MAX, "PU_ATTR_MAX too small");
 
 static void explain(void)
 {
@@ -58,62 +56,26 @@ static const unsigned char afq_attr_width[TCA_AFQ_MAX + 1] = {
 	[TCA_AFQ_RATE]		= 8,
 };
 
-struct afq_req {
-	bool set[TCA_AFQ_MAX + 1];
-	__u64 val[TCA_AFQ_MAX + 1];
-	const char *dev;
-};
-
-static void req_set(struct afq_req *r, int type, __u64 v)
-{
-	r->set[type] = true;
-	r->val[type] = v;
-}
-
-static __u64 attr_max(int type)
-{
-	unsigned int w = afq_attr_width[type];
-
-	return w >= 8 ? ~0ULL : (1ULL << (8 * w)) - 1;
-}
-
-static int bad(const char *opt, const char *arg, const char *why)
-{
-	fprintf(stderr, "Error: afq: invalid %s \"%s\": %s\n", opt, arg, why);
-	explain();
-	return -1;
-}
-
-/* One option: its keyword, the attribute it sets and how to read it. */
-struct afq_opt {
-	const char *name;
-	int type;
-	int (*parse)(const struct afq_opt *o, const char *arg,
-		     struct afq_req *r);
-	const char * const *names;	/* keyword values, indexed by value */
-	unsigned int nnames;
-};
-
 /* ---- value parsers ---- */
 
-static int parse_num(const struct afq_opt *o, const char *arg,
-		     struct afq_req *r)
+static int parse_num(const struct pu_opt *o, const char *arg,
+		     struct pu_req *r)
 {
 	char why[80];
 	__u32 v;
 
-	if (get_u32(&v, arg, 10) || v > attr_max(o->type)) {
+	if (get_u32(&v, arg, 10) || v > attr_max(r, o->type)) {
 		snprintf(why, sizeof(why), "expected an integer 0..%llu",
-			 (unsigned long long)attr_max(o->type));
-		return bad(o->name, arg, why);
+			 (unsigned long long)attr_max(r, o->type));
+		return bad(r, o->name, arg, why);
 	}
 	req_set(r, o->type, v);
 	return 0;
 }
 
 /* A packet count, also as printed: "100" or "100p" */
-static int parse_pkts(const struct afq_opt *o, const char *arg,
-		      struct afq_req *r)
+static int parse_pkts(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	size_t len = strlen(arg);
 	char buf[16];
@@ -127,74 +89,30 @@ static int parse_pkts(const struct afq_opt *o, const char *arg,
 	return parse_num(o, arg, r);
 }
 
-static int parse_bytes(const struct afq_opt *o, const char *arg,
-		       struct afq_req *r)
+static int parse_bytes(const struct pu_opt *o, const char *arg,
+		       struct pu_req *r)
 {
 	char why[80];
 	unsigned int v;
 
-	if (get_size(&v, arg) || v > attr_max(o->type)) {
+	if (get_size(&v, arg) || v > attr_max(r, o->type)) {
 		snprintf(why, sizeof(why),
 			 "expected a size 0..%llu bytes (units b, kb, mb)",
-			 (unsigned long long)attr_max(o->type));
-		return bad(o->name, arg, why);
+			 (unsigned long long)attr_max(r, o->type));
+		return bad(r, o->name, arg, why);
 	}
 	req_set(r, o->type, v);
 	return 0;
 }
 
-static int parse_keyword(const struct afq_opt *o, const char *arg,
-			 struct afq_req *r)
-{
-	char why[80];
-	size_t len = 0;
-	unsigned int i;
-
-	for (i = 0; i < o->nnames; i++) {
-		if (o->names[i] && strcmp(arg, o->names[i]) == 0) {
-			req_set(r, o->type, i);
-			return 0;
-		}
-	}
-	len += snprintf(why, sizeof(why), "expected");
-	for (i = 0; i < o->nnames && len < sizeof(why); i++) {
-		if (o->names[i])
-			len += snprintf(why + len, sizeof(why) - len, "%s %s",
-					i ? " |" : "", o->names[i]);
-	}
-	return bad(o->name, arg, why);
-}
-
-static int parse_seed(const struct afq_opt *o, const char *arg,
-		      struct afq_req *r)
+static int parse_seed(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	if (!strcmp(arg, "random")) {
 		req_set(r, o->type, 0);
 		return 0;
 	}
 	return parse_num(o, arg, r);
-}
-
-static int parse_rate(const struct afq_opt *o, const char *arg,
-		      struct afq_req *r)
-{
-	__u64 rate;
-
-	if (!strcmp(arg, "off") || !strcmp(arg, "none")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	if (strchr(arg, '%')) {
-		/* tc explains what went wrong reading the link speed */
-		if (!r->dev || get_percent_rate64(&rate, arg, r->dev))
-			return bad(o->name, arg,
-				   "no rate for this percentage of the link");
-	} else if (arg[0] == '-' || get_rate64(&rate, arg)) {
-		return bad(o->name, arg,
-			   "expected a rate like 10mbit or 1gbit, or 0");
-	}
-	req_set(r, o->type, rate);
-	return 0;
 }
 
 static const char * const flow_key_names[__AFQ_KEY_MAX] = {
@@ -211,11 +129,7 @@ static const char * const overflow_names[__AFQ_OVERFLOW_MAX] = {
 	[AFQ_OVERFLOW_PUSHOUT]	= "pushout",
 };
 
-#define OPT(n, t, fn)	{ .name = n, .type = t, .parse = fn }
-#define OPT_KW(n, t, kw) { .name = n, .type = t, .parse = parse_keyword, \
-			   .names = kw, .nnames = ARRAY_SIZE(kw) }
-
-static const struct afq_opt afq_opts[] = {
+static const struct pu_opt afq_opts[] = {
 	OPT("limit",		TCA_AFQ_LIMIT,		parse_pkts),
 	OPT("limit_bytes",	TCA_AFQ_LIMIT_BYTES,	parse_bytes),
 	OPT("nqueues",		TCA_AFQ_NQUEUES,	parse_num),
@@ -230,136 +144,52 @@ static const struct afq_opt afq_opts[] = {
 	OPT("rate",		TCA_AFQ_RATE,		parse_rate),
 };
 
-static const struct afq_opt *find_opt(const char *name)
+/* exact, sketch, noecn and help: the words that take no value */
+static int afq_word(struct pu_req *r, const char *word)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(afq_opts); i++)
-		if (!strcmp(name, afq_opts[i].name))
-			return &afq_opts[i];
-	return NULL;
-}
-
-static int put_attrs(const struct afq_req *r, struct nlmsghdr *n)
-{
-	struct rtattr *nest;
-	int type, err = 0;
-
-	nest = addattr_nest(n, TC_PLUGIN_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
-	for (type = 0; type <= TCA_AFQ_MAX && !err; type++) {
-		if (!r->set[type])
-			continue;
-		switch (afq_attr_width[type]) {
-		case 1:
-			err = addattr8(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		case 4:
-			err = addattr32(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		default:
-			err = addattr64(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		}
+	if (!strcmp(word, "exact")) {
+		req_set(r, TCA_AFQ_EXACT, 1);
+		return 1;
 	}
-	if (err)
+	if (!strcmp(word, "sketch")) {
+		req_set(r, TCA_AFQ_EXACT, 0);
+		return 1;
+	}
+	if (!strcmp(word, "noecn")) {
+		req_set(r, TCA_AFQ_ECN_ROUNDS, 0);
+		return 1;
+	}
+	if (!strcmp(word, "help")) {
+		explain();
 		return -1;
-	addattr_nest_end(n, nest);
+	}
 	return 0;
 }
+
+static const struct pu_desc afq_desc = {
+	.kind			= "afq",
+	.width			= afq_attr_width,
+	.max			= TCA_AFQ_MAX,
+	.opts			= afq_opts,
+	.nopts			= ARRAY_SIZE(afq_opts),
+	.explain		= explain,
+	.bad_explains		= true,
+	.missing_explains	= true,
+	.word			= afq_word,
+};
 
 static int afq_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			 struct nlmsghdr *n, const char *dev)
 {
-	struct afq_req r = { .dev = dev };
-	const struct afq_opt *o;
+	struct pu_req r = { .d = &afq_desc, .dev = dev };
 
 	(void)qu;
-	for (; argc > 0; argc--, argv++) {
-		if (!strcmp(*argv, "exact")) {
-			req_set(&r, TCA_AFQ_EXACT, 1);
-			continue;
-		}
-		if (!strcmp(*argv, "sketch")) {
-			req_set(&r, TCA_AFQ_EXACT, 0);
-			continue;
-		}
-		if (!strcmp(*argv, "noecn")) {
-			req_set(&r, TCA_AFQ_ECN_ROUNDS, 0);
-			continue;
-		}
-		if (!strcmp(*argv, "help")) {
-			explain();
-			return -1;
-		}
-		o = find_opt(*argv);
-		if (!o) {
-			fprintf(stderr, "Error: afq: unknown option \"%s\"\n",
-				*argv);
-			explain();
-			return -1;
-		}
-		if (argc < 2) {
-			fprintf(stderr,
-				"Error: afq: option \"%s\" needs a value\n",
-				o->name);
-			explain();
-			return -1;
-		}
-		argc--, argv++;
-		if (o->parse(o, *argv, &r))
-			return -1;
-	}
+	if (parse_args(&r, argc, argv))
+		return -1;
 	return put_attrs(&r, n);
 }
 
 /* ---- printing the options ---- */
-
-/* Read an unsigned attribute of whatever width the kernel used. */
-static bool attr_u64(struct rtattr *tb[], int type, __u64 *v)
-{
-	struct rtattr *rta = tb[type];
-	__u8 u8;
-	__u16 u16;
-	__u32 u32;
-
-	if (!rta)
-		return false;
-	switch (RTA_PAYLOAD(rta)) {
-	case 1:
-		memcpy(&u8, RTA_DATA(rta), 1);
-		*v = u8;
-		return true;
-	case 2:
-		memcpy(&u16, RTA_DATA(rta), 2);
-		*v = u16;
-		return true;
-	case 4:
-		memcpy(&u32, RTA_DATA(rta), 4);
-		*v = u32;
-		return true;
-	case 8:
-		memcpy(v, RTA_DATA(rta), 8);
-		return true;
-	}
-	return false;
-}
-
-static void print_keyword(struct rtattr *tb[], int type, const char *key,
-			  const char * const *names, unsigned int nnames)
-{
-	char fmt[32], num[24];
-	__u64 v;
-
-	if (!attr_u64(tb, type, &v))
-		return;
-	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
-	if (v < nnames && names[v]) {
-		print_string(PRINT_ANY, key, fmt, names[v]);
-	} else {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-		print_string(PRINT_ANY, key, fmt, num);
-	}
-}
 
 static void print_u32_opt(struct rtattr *tb[], int type, const char *key,
 			  const char *fmt)
@@ -427,18 +257,7 @@ static int afq_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 /* ---- printing the extended statistics ---- */
 
-enum xs_kind { XS_U64, XS_U32, XS_SIZE, XS_NL };
-
-struct xs_field {
-	const char *name;
-	unsigned short off;
-	unsigned char size;
-	unsigned char kind;
-};
-
-#define XS(f, k) { #f, offsetof(struct tc_afq_xstats, f), \
-		   sizeof(((struct tc_afq_xstats *)0)->f), k }
-#define XS_LINE	 { NULL, 0, 0, XS_NL }
+#define XS(f, k)	PU_XS(struct tc_afq_xstats, f, k)
 
 /* One text line per group; JSON keys are the struct member names. */
 static const struct xs_field afq_xs_fields[] = {
@@ -457,30 +276,11 @@ static const struct xs_field afq_xs_fields[] = {
 	XS(sketch_extra_rounds, XS_U64), XS(exact_table_full, XS_U64),
 };
 
-static void xs_print_field(const struct xs_field *x, const void *st)
-{
-	__u64 v64;
-	__u32 v32;
-
-	print_string(PRINT_FP, NULL, "%s ", x->name);
-	if (x->kind == XS_U64) {
-		memcpy(&v64, (const char *)st + x->off, sizeof(v64));
-		print_u64(PRINT_ANY, x->name, "%" PRIu64 " ", v64);
-		return;
-	}
-	memcpy(&v32, (const char *)st + x->off, sizeof(v32));
-	if (x->kind == XS_SIZE)
-		print_size(PRINT_ANY, x->name, "%s ", v32);
-	else
-		print_uint(PRINT_ANY, x->name, "%u ", v32);
-}
-
 static int afq_print_xstats(struct qdisc_util *qu, FILE *f,
 			    struct rtattr *xstats)
 {
 	struct tc_afq_xstats st = {};
-	bool line_open = false;
-	size_t len, i;
+	size_t len;
 
 	(void)qu;
 	(void)f;
@@ -488,23 +288,7 @@ static int afq_print_xstats(struct qdisc_util *qu, FILE *f,
 		return 0;
 	len = RTA_PAYLOAD(xstats);
 	memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-
-	for (i = 0; i < ARRAY_SIZE(afq_xs_fields); i++) {
-		const struct xs_field *x = &afq_xs_fields[i];
-
-		if (x->kind == XS_NL) {
-			if (line_open)
-				print_nl();
-			line_open = false;
-			continue;
-		}
-		if (x->off + x->size > len)
-			continue;	/* an older module's shorter struct */
-		if (!line_open)
-			print_string(PRINT_FP, NULL, " ", NULL);
-		line_open = true;
-		xs_print_field(x, &st);
-	}
+	xs_print_fields(afq_xs_fields, ARRAY_SIZE(afq_xs_fields), &st, len);
 	return 0;
 }
 

@@ -19,18 +19,12 @@
  * and output are documented in tc-calq(8).
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 
 #include <linux/pkt_sched_shoal.h>
-#include "tc_plugin.h"
+#include "plugin_util.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
-/* Exported by /usr/sbin/tc of iproute2 6.1 (nm -D), not in tc_plugin.h */
-int print_color_s64(enum output_type t, enum color_attr color,
-		    const char *key, const char *fmt, int64_t value);
+_Static_assert(TCA_CALQ_MAX <= PU_ATTR_MAX, "PU_ATTR_MAX too small");
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
@@ -73,46 +67,20 @@ static const unsigned char calq_attr_width[TCA_CALQ_MAX + 1] = {
 };
 
 struct calq_req {
-	bool set[TCA_CALQ_MAX + 1];
-	__u64 val[TCA_CALQ_MAX + 1];
+	struct pu_req pu;
 	__u32 flags;		/* CALQ_F_* bits given ... */
 	__u32 flags_mask;	/* ... and which bits those are */
-	const char *dev;
 };
 
-static void req_set(struct calq_req *r, int type, __u64 v)
+static struct calq_req *calq_req(struct pu_req *r)
 {
-	r->set[type] = true;
-	r->val[type] = v;
+	return (struct calq_req *)((char *)r - offsetof(struct calq_req, pu));
 }
-
-static __u64 attr_max(int type)
-{
-	unsigned int w = calq_attr_width[type];
-
-	return w >= 8 ? ~0ULL : (1ULL << (8 * w)) - 1;
-}
-
-static int bad(const char *opt, const char *arg, const char *why)
-{
-	fprintf(stderr, "Error: calq: invalid %s \"%s\": %s\n", opt, arg, why);
-	return -1;
-}
-
-/* One option: its keyword, the attribute it sets and how to read it. */
-struct calq_opt {
-	const char *name;
-	int type;
-	int (*parse)(const struct calq_opt *o, const char *arg,
-		     struct calq_req *r);
-	const char * const *names;	/* keyword values, indexed by value */
-	unsigned int nnames;
-};
 
 /* ---- value parsers ---- */
 
-static int parse_num(const struct calq_opt *o, const char *arg,
-		     struct calq_req *r)
+static int parse_num(const struct pu_opt *o, const char *arg,
+		     struct pu_req *r)
 {
 	char why[80];
 	__u64 v;
@@ -121,18 +89,18 @@ static int parse_num(const struct calq_opt *o, const char *arg,
 	errno = 0;
 	v = strtoull(arg, &end, 10);
 	if (arg[0] < '0' || arg[0] > '9' || *end || errno ||
-	    v > attr_max(o->type)) {
+	    v > attr_max(r, o->type)) {
 		snprintf(why, sizeof(why), "expected an integer 0..%llu",
-			 (unsigned long long)attr_max(o->type));
-		return bad(o->name, arg, why);
+			 (unsigned long long)attr_max(r, o->type));
+		return bad(r, o->name, arg, why);
 	}
 	req_set(r, o->type, v);
 	return 0;
 }
 
 /* A packet count, also as printed: "100" or "100p" */
-static int parse_pkts(const struct calq_opt *o, const char *arg,
-		      struct calq_req *r)
+static int parse_pkts(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	size_t len = strlen(arg);
 	char buf[24];
@@ -142,51 +110,35 @@ static int parse_pkts(const struct calq_opt *o, const char *arg,
 		memcpy(buf, arg, len - 1);
 		buf[len - 1] = '\0';
 		if (parse_num(o, buf, r))
-			return bad(o->name, arg, "expected a packet count");
+			return bad(r, o->name, arg, "expected a packet count");
 		return 0;
 	}
 	return parse_num(o, arg, r);
 }
 
-static int parse_bytes(const struct calq_opt *o, const char *arg,
-		       struct calq_req *r)
+static int parse_bytes(const struct pu_opt *o, const char *arg,
+		       struct pu_req *r)
 {
 	char why[80];
 	unsigned int v;
 
-	if (arg[0] == '-' || get_size(&v, arg) || v > attr_max(o->type)) {
+	if (arg[0] == '-' || get_size(&v, arg) || v > attr_max(r, o->type)) {
 		snprintf(why, sizeof(why),
 			 "expected a size 0..%llu bytes (units b, kb, mb)",
-			 (unsigned long long)attr_max(o->type));
-		return bad(o->name, arg, why);
+			 (unsigned long long)attr_max(r, o->type));
+		return bad(r, o->name, arg, why);
 	}
 	req_set(r, o->type, v);
 	return 0;
 }
 
 /* A keyword, or the number it stands for (the kernel checks numbers) */
-static int parse_keyword(const struct calq_opt *o, const char *arg,
-			 struct calq_req *r)
+static int parse_keyword_num(const struct pu_opt *o, const char *arg,
+			     struct pu_req *r)
 {
-	char why[96];
-	size_t len = 0;
-	unsigned int i;
-
-	for (i = 0; i < o->nnames; i++) {
-		if (o->names[i] && strcmp(arg, o->names[i]) == 0) {
-			req_set(r, o->type, i);
-			return 0;
-		}
-	}
-	if (arg[0] >= '0' && arg[0] <= '9')
+	if (arg[0] >= '0' && arg[0] <= '9')	/* no keyword starts so */
 		return parse_num(o, arg, r);
-	len += snprintf(why, sizeof(why), "expected");
-	for (i = 0; i < o->nnames && len < sizeof(why); i++) {
-		if (o->names[i])
-			len += snprintf(why + len, sizeof(why) - len, "%s %s",
-					i ? " |" : "", o->names[i]);
-	}
-	return bad(o->name, arg, why);
+	return parse_keyword(o, arg, r);
 }
 
 /* "10us", "1.5ms", "2s", "12345ns" or "12345" (ns) -> ns */
@@ -232,37 +184,15 @@ static char *calq_sprint_time(__u64 ns, char *buf, size_t size)
 	return buf;
 }
 
-static int parse_time(const struct calq_opt *o, const char *arg,
-		      struct calq_req *r)
+static int parse_time(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	__u64 ns;
 
 	if (calq_parse_time(arg, &ns))
-		return bad(o->name, arg,
+		return bad(r, o->name, arg,
 			   "expected a time like 10us, 1.5ms or 1s (plain numbers are ns)");
 	req_set(r, o->type, ns);
-	return 0;
-}
-
-static int parse_rate(const struct calq_opt *o, const char *arg,
-		      struct calq_req *r)
-{
-	__u64 rate;
-
-	if (!strcmp(arg, "off") || !strcmp(arg, "none")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	if (strchr(arg, '%')) {
-		/* tc explains what went wrong reading the link speed */
-		if (!r->dev || get_percent_rate64(&rate, arg, r->dev))
-			return bad(o->name, arg,
-				   "no rate for this percentage of the link");
-	} else if (arg[0] == '-' || get_rate64(&rate, arg)) {
-		return bad(o->name, arg,
-			   "expected a rate like 10mbit or 1gbit, or 0");
-	}
-	req_set(r, o->type, rate);
 	return 0;
 }
 
@@ -292,20 +222,19 @@ static const char * const horizon_names[__CALQ_HORIZON_MAX] = {
 	[CALQ_HORIZON_OVERFLOW]	= "overflow",
 };
 
-#define OPT(n, t, fn)	{ .name = n, .type = t, .parse = fn }
-#define OPT_KW(n, t, kw) { .name = n, .type = t, .parse = parse_keyword, \
-			   .names = kw, .nnames = ARRAY_SIZE(kw) }
+#define OPT_KWN(n, t, kw) { .name = n, .type = t, .parse = parse_keyword_num, \
+			    .names = kw, .nnames = ARRAY_SIZE(kw) }
 
-static const struct calq_opt calq_opts[] = {
+static const struct pu_opt calq_opts[] = {
 	OPT("limit",		TCA_CALQ_LIMIT,		parse_pkts),
 	OPT("limit_bytes",	TCA_CALQ_LIMIT_BYTES,	parse_bytes),
 	OPT("buckets",		TCA_CALQ_BUCKETS,	parse_num),
-	OPT_KW("mode",		TCA_CALQ_MODE,		mode_names),
+	OPT_KWN("mode",		TCA_CALQ_MODE,		mode_names),
 	OPT("interval",		TCA_CALQ_INTERVAL,	parse_time),
-	OPT_KW("rank",		TCA_CALQ_RANK,		rank_names),
-	OPT_KW("fallback",	TCA_CALQ_FALLBACK,	fallback_names),
+	OPT_KWN("rank",		TCA_CALQ_RANK,		rank_names),
+	OPT_KWN("fallback",	TCA_CALQ_FALLBACK,	fallback_names),
 	OPT("shift",		TCA_CALQ_SHIFT,		parse_num),
-	OPT_KW("horizon",	TCA_CALQ_HORIZON,	horizon_names),
+	OPT_KWN("horizon",	TCA_CALQ_HORIZON,	horizon_names),
 	OPT("quantum",		TCA_CALQ_QUANTUM,	parse_bytes),
 	OPT("rows",		TCA_CALQ_ROWS,		parse_num),
 	OPT("cols",		TCA_CALQ_COLS,		parse_num),
@@ -325,16 +254,6 @@ static const struct {
 	{ "rewrite", CALQ_F_NOREWRITE, false },
 };
 
-static const struct calq_opt *find_opt(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(calq_opts); i++)
-		if (!strcmp(name, calq_opts[i].name))
-			return &calq_opts[i];
-	return NULL;
-}
-
 static bool parse_flag_word(const char *word, struct calq_req *r)
 {
 	unsigned int i;
@@ -352,123 +271,46 @@ static bool parse_flag_word(const char *word, struct calq_req *r)
 	return false;
 }
 
-static int put_attrs(struct calq_req *r, struct nlmsghdr *n)
+/* the flag words and help: the words that take no value */
+static int calq_word(struct pu_req *r, const char *word)
 {
-	struct rtattr *nest;
-	int type, err = 0;
-
-	if (r->flags_mask) {
-		req_set(r, TCA_CALQ_FLAGS, r->flags);
-		req_set(r, TCA_CALQ_FLAGS_MASK, r->flags_mask);
-	}
-	nest = addattr_nest(n, TC_PLUGIN_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
-	for (type = 0; type <= TCA_CALQ_MAX && !err; type++) {
-		if (!r->set[type])
-			continue;
-		switch (calq_attr_width[type]) {
-		case 1:
-			err = addattr8(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		case 2:
-			err = addattr16(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		case 4:
-			err = addattr32(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		default:
-			err = addattr64(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		}
-	}
-	if (err)
+	if (parse_flag_word(word, calq_req(r)))
+		return 1;
+	if (!matches(word, "help")) {
+		explain();
 		return -1;
-	addattr_nest_end(n, nest);
+	}
 	return 0;
 }
+
+static const struct pu_desc calq_desc = {
+	.kind			= "calq",
+	.width			= calq_attr_width,
+	.max			= TCA_CALQ_MAX,
+	.opts			= calq_opts,
+	.nopts			= ARRAY_SIZE(calq_opts),
+	.explain		= explain,
+	.bad_explains		= false,
+	.missing_explains	= true,
+	.word			= calq_word,
+};
 
 static int calq_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
-	struct calq_req r = { .dev = dev };
-	const struct calq_opt *o;
+	struct calq_req r = { .pu = { .d = &calq_desc, .dev = dev } };
 
 	(void)qu;
-	for (; argc > 0; argc--, argv++) {
-		if (parse_flag_word(*argv, &r))
-			continue;
-		if (!matches(*argv, "help")) {
-			explain();
-			return -1;
-		}
-		o = find_opt(*argv);
-		if (!o) {
-			fprintf(stderr, "Error: calq: unknown option \"%s\"\n",
-				*argv);
-			explain();
-			return -1;
-		}
-		if (argc < 2) {
-			fprintf(stderr,
-				"Error: calq: option \"%s\" needs a value\n",
-				o->name);
-			explain();
-			return -1;
-		}
-		argc--, argv++;
-		if (o->parse(o, *argv, &r))
-			return -1;
+	if (parse_args(&r.pu, argc, argv))
+		return -1;
+	if (r.flags_mask) {
+		req_set(&r.pu, TCA_CALQ_FLAGS, r.flags);
+		req_set(&r.pu, TCA_CALQ_FLAGS_MASK, r.flags_mask);
 	}
-	return put_attrs(&r, n);
+	return put_attrs(&r.pu, n);
 }
 
 /* ---- printing the options ---- */
-
-/* Read an unsigned attribute of whatever width the kernel used. */
-static bool attr_u64(struct rtattr *tb[], int type, __u64 *v)
-{
-	struct rtattr *rta = tb[type];
-	__u8 u8;
-	__u16 u16;
-	__u32 u32;
-
-	if (!rta)
-		return false;
-	switch (RTA_PAYLOAD(rta)) {
-	case 1:
-		memcpy(&u8, RTA_DATA(rta), 1);
-		*v = u8;
-		return true;
-	case 2:
-		memcpy(&u16, RTA_DATA(rta), 2);
-		*v = u16;
-		return true;
-	case 4:
-		memcpy(&u32, RTA_DATA(rta), 4);
-		*v = u32;
-		return true;
-	case 8:
-		memcpy(v, RTA_DATA(rta), 8);
-		return true;
-	}
-	return false;
-}
-
-static void print_keyword(struct rtattr *tb[], int type, const char *key,
-			  const char * const *names, unsigned int nnames)
-{
-	char fmt[32], num[24];
-	__u64 v;
-
-	if (!attr_u64(tb, type, &v))
-		return;
-	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
-	if (v < nnames && names[v]) {
-		print_string(PRINT_ANY, key, fmt, names[v]);
-	} else {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-		print_string(PRINT_ANY, key, fmt, num);
-	}
-}
 
 static void print_num(struct rtattr *tb[], int type, const char *key)
 {
@@ -552,18 +394,7 @@ static int calq_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 /* ---- printing the extended statistics ---- */
 
-enum xs_kind { XS_U64, XS_S64, XS_U32, XS_NL };
-
-struct xs_field {
-	const char *name;
-	unsigned short off;
-	unsigned char size;
-	unsigned char kind;
-};
-
-#define XS(f, k) { #f, offsetof(struct tc_calq_xstats, f), \
-		   sizeof(((struct tc_calq_xstats *)0)->f), k }
-#define XS_LINE	 { NULL, 0, 0, XS_NL }
+#define XS(f, k)	PU_XS(struct tc_calq_xstats, f, k)
 
 /* One text line per group; JSON keys are the struct member names. */
 static const struct xs_field calq_xs_fields[] = {
@@ -582,25 +413,6 @@ static const struct xs_field calq_xs_fields[] = {
 	XS(slack_rewrites, XS_U64), XS(rewrite_errors, XS_U64),
 	XS(inversions, XS_U64), XS(gso_split, XS_U64),
 };
-
-static void xs_print_field(const struct xs_field *x, const void *st)
-{
-	__u64 v64;
-	__u32 v32;
-
-	print_string(PRINT_FP, NULL, "%s ", x->name);
-	if (x->kind == XS_U32) {
-		memcpy(&v32, (const char *)st + x->off, sizeof(v32));
-		print_uint(PRINT_ANY, x->name, "%u ", v32);
-		return;
-	}
-	memcpy(&v64, (const char *)st + x->off, sizeof(v64));
-	if (x->kind == XS_S64)
-		print_color_s64(PRINT_ANY, COLOR_NONE, x->name,
-				"%" PRId64 " ", (int64_t)v64);
-	else
-		print_u64(PRINT_ANY, x->name, "%" PRIu64 " ", v64);
-}
 
 /* text: "peaks 0:3 1:5" (non-zero days only); JSON: "peak": [3, 5, 0...] */
 static void xs_print_peaks(const unsigned char *p, size_t n)
@@ -630,8 +442,7 @@ static int calq_print_xstats(struct qdisc_util *qu, FILE *f,
 			     struct rtattr *xstats)
 {
 	struct tc_calq_xstats st = {};
-	bool line_open = false;
-	size_t len, i;
+	size_t len;
 
 	(void)qu;
 	(void)f;
@@ -639,23 +450,7 @@ static int calq_print_xstats(struct qdisc_util *qu, FILE *f,
 		return 0;
 	len = RTA_PAYLOAD(xstats);
 	memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-
-	for (i = 0; i < ARRAY_SIZE(calq_xs_fields); i++) {
-		const struct xs_field *x = &calq_xs_fields[i];
-
-		if (x->kind == XS_NL) {
-			if (line_open)
-				print_nl();
-			line_open = false;
-			continue;
-		}
-		if (x->off + x->size > len)
-			continue;
-		if (!line_open)
-			print_string(PRINT_FP, NULL, " ", NULL);
-		line_open = true;
-		xs_print_field(x, &st);
-	}
+	xs_print_fields(calq_xs_fields, ARRAY_SIZE(calq_xs_fields), &st, len);
 	if (len > sizeof(st))
 		xs_print_peaks((const unsigned char *)RTA_DATA(xstats) +
 			       sizeof(st), (len - sizeof(st)) / sizeof(__u32));

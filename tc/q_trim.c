@@ -14,17 +14,15 @@
  * syntax and the output format are documented in tc-trim(8).
  */
 #include <errno.h>
-#include <inttypes.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <strings.h>
 
 #include <netinet/in.h>
 
 #include <linux/pkt_sched_shoal.h>
-#include "tc_plugin.h"
+#include "plugin_util.h"
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+_Static_assert(TCA_TRIM_MAX <= PU_ATTR_MAX, "PU_ATTR_MAX too small");
 
 #define DSCP_MAX	63
 #define DSCP_ALL	(~0ULL)
@@ -79,70 +77,34 @@ static const unsigned char trim_attr_width[TCA_TRIM_MAX + 1] = {
 	[TCA_TRIM_BOUNCE_MASK]		= 1,
 };
 
-struct trim_req {
-	bool set[TCA_TRIM_MAX + 1];
-	__u64 val[TCA_TRIM_MAX + 1];
-	const char *dev;
-};
-
-static void req_set(struct trim_req *r, int type, __u64 v)
-{
-	r->set[type] = true;
-	r->val[type] = v;
-}
-
-static __u64 attr_max(int type)
-{
-	unsigned int w = trim_attr_width[type];
-
-	return w >= 8 ? ~0ULL : (1ULL << (8 * w)) - 1;
-}
-
-static int bad(const char *opt, const char *arg, const char *why)
-{
-	fprintf(stderr, "Error: trim: invalid %s \"%s\": %s\n", opt, arg, why);
-	return -1;
-}
-
-/* One option: its keyword, the attribute it sets and how to read it. */
-struct trim_opt {
-	const char *name;
-	int type;
-	int (*parse)(const struct trim_opt *o, const char *arg,
-		     struct trim_req *r);
-	const char * const *names;	/* keyword values, indexed by value */
-	unsigned int nnames;
-	__u64 min;
-};
-
 /* ---- value parsers ---- */
 
-static int parse_int(const struct trim_opt *o, const char *arg,
-		     struct trim_req *r, int base)
+static int parse_int(const struct pu_opt *o, const char *arg,
+		     struct pu_req *r, int base)
 {
 	char why[80];
 	__u32 v;
 
-	if (get_u32(&v, arg, base) || v < o->min || v > attr_max(o->type)) {
+	if (get_u32(&v, arg, base) || v < o->min || v > attr_max(r, o->type)) {
 		snprintf(why, sizeof(why), "expected an integer %llu..%llu%s",
 			 (unsigned long long)o->min,
-			 (unsigned long long)attr_max(o->type),
+			 (unsigned long long)attr_max(r, o->type),
 			 base ? "" : " (decimal or 0x hex)");
-		return bad(o->name, arg, why);
+		return bad(r, o->name, arg, why);
 	}
 	req_set(r, o->type, v);
 	return 0;
 }
 
-static int parse_num(const struct trim_opt *o, const char *arg,
-		     struct trim_req *r)
+static int parse_num(const struct pu_opt *o, const char *arg,
+		     struct pu_req *r)
 {
 	return parse_int(o, arg, r, 10);
 }
 
 /* A packet count, also as printed: "12" or "12p" */
-static int parse_pkts(const struct trim_opt *o, const char *arg,
-		      struct trim_req *r)
+static int parse_pkts(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	size_t len = strlen(arg);
 	char buf[16];
@@ -156,53 +118,31 @@ static int parse_pkts(const struct trim_opt *o, const char *arg,
 	return parse_int(o, arg, r, 10);
 }
 
-static int parse_mask(const struct trim_opt *o, const char *arg,
-		      struct trim_req *r)
+static int parse_mask(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	return parse_int(o, arg, r, 0);
 }
 
-static int parse_bytes(const struct trim_opt *o, const char *arg,
-		       struct trim_req *r)
+static int parse_bytes(const struct pu_opt *o, const char *arg,
+		       struct pu_req *r)
 {
 	char why[80];
 	unsigned int v;
 
-	if (get_size(&v, arg) || v < o->min || v > attr_max(o->type)) {
+	if (get_size(&v, arg) || v < o->min || v > attr_max(r, o->type)) {
 		snprintf(why, sizeof(why),
 			 "expected a size %llu..%llu bytes (units b, kb, mb)",
 			 (unsigned long long)o->min,
-			 (unsigned long long)attr_max(o->type));
-		return bad(o->name, arg, why);
+			 (unsigned long long)attr_max(r, o->type));
+		return bad(r, o->name, arg, why);
 	}
 	req_set(r, o->type, v);
 	return 0;
 }
 
-static int parse_keyword(const struct trim_opt *o, const char *arg,
-			 struct trim_req *r)
-{
-	char why[80];
-	size_t len = 0;
-	unsigned int i;
-
-	for (i = 0; i < o->nnames; i++) {
-		if (o->names[i] && strcmp(arg, o->names[i]) == 0) {
-			req_set(r, o->type, i);
-			return 0;
-		}
-	}
-	len += snprintf(why, sizeof(why), "expected");
-	for (i = 0; i < o->nnames && len < sizeof(why); i++) {
-		if (o->names[i])
-			len += snprintf(why + len, sizeof(why) - len, "%s %s",
-					i ? " |" : "", o->names[i]);
-	}
-	return bad(o->name, arg, why);
-}
-
-static int parse_weights(const struct trim_opt *o, const char *arg,
-			 struct trim_req *r)
+static int parse_weights(const struct pu_opt *o, const char *arg,
+			 struct pu_req *r)
 {
 	const char *s = arg;
 	unsigned long h, d;
@@ -226,7 +166,7 @@ static int parse_weights(const struct trim_opt *o, const char *arg,
 	req_set(r, TCA_TRIM_DATA_WEIGHT, d);
 	return 0;
 err:
-	return bad(o->name, arg,
+	return bad(r, o->name, arg,
 		   "expected HDR:DATA, two positive integers");
 }
 
@@ -258,13 +198,13 @@ static double trim_prob_value(__u32 v)
 	return (double)v / (double)TRIM_PROB_MAX;
 }
 
-static int parse_prob(const struct trim_opt *o, const char *arg,
-		      struct trim_req *r)
+static int parse_prob(const struct pu_opt *o, const char *arg,
+		      struct pu_req *r)
 {
 	__u32 v;
 
 	if (trim_parse_prob(arg, &v))
-		return bad(o->name, arg,
+		return bad(r, o->name, arg,
 			   "expected a probability 0..1 (like 0.5) or 0..100%");
 	req_set(r, o->type, v);
 	return 0;
@@ -374,20 +314,20 @@ static char *trim_sprint_dscp_set(__u64 set, char *buf, size_t size)
 	return buf;
 }
 
-static int parse_dscp_set(const struct trim_opt *o, const char *arg,
-			  struct trim_req *r)
+static int parse_dscp_set(const struct pu_opt *o, const char *arg,
+			  struct pu_req *r)
 {
 	__u64 set;
 
 	if (trim_parse_dscp_set(arg, &set))
-		return bad(o->name, arg,
+		return bad(r, o->name, arg,
 			   "expected a DSCP list like 0-7,46,cs6, or all, or none");
 	req_set(r, o->type, set);
 	return 0;
 }
 
-static int parse_mark_dscp(const struct trim_opt *o, const char *arg,
-			   struct trim_req *r)
+static int parse_mark_dscp(const struct pu_opt *o, const char *arg,
+			   struct pu_req *r)
 {
 	unsigned int d;
 
@@ -396,21 +336,21 @@ static int parse_mark_dscp(const struct trim_opt *o, const char *arg,
 		return 0;
 	}
 	if (trim_parse_dscp(arg, strlen(arg), &d))
-		return bad(o->name, arg,
+		return bad(r, o->name, arg,
 			   "expected a DSCP 0..63 or name (cs1, af11, ef), or none");
 	req_set(r, o->type, d);
 	return 0;
 }
 
-static int parse_proto(const struct trim_opt *o, const char *arg,
-		       struct trim_req *r)
+static int parse_proto(const struct pu_opt *o, const char *arg,
+		       struct pu_req *r)
 {
 	if (!strcmp(arg, "udp") || !strcmp(arg, "17"))
 		req_set(r, o->type, IPPROTO_UDP);
 	else if (!strcmp(arg, "tcp") || !strcmp(arg, "6"))
 		req_set(r, o->type, IPPROTO_TCP);
 	else
-		return bad(o->name, arg, "expected udp | tcp");
+		return bad(r, o->name, arg, "expected udp | tcp");
 	return 0;
 }
 
@@ -439,49 +379,27 @@ static int trim_parse_ports(const char *arg, unsigned int *min,
 	return 0;
 }
 
-static int parse_ports(const struct trim_opt *o, const char *arg,
-		       struct trim_req *r)
+static int parse_ports(const struct pu_opt *o, const char *arg,
+		       struct pu_req *r)
 {
 	unsigned int lo, hi;
 
 	if (trim_parse_ports(arg, &lo, &hi))
-		return bad(o->name, arg,
+		return bad(r, o->name, arg,
 			   "expected a port 0..65535 or a range MIN-MAX");
 	req_set(r, TCA_TRIM_ELIG_PORT_MIN, lo);
 	req_set(r, TCA_TRIM_ELIG_PORT_MAX, hi);
 	return 0;
 }
 
-static int parse_ecn_thresh(const struct trim_opt *o, const char *arg,
-			    struct trim_req *r)
+static int parse_ecn_thresh(const struct pu_opt *o, const char *arg,
+			    struct pu_req *r)
 {
 	if (!strcmp(arg, "off")) {
 		req_set(r, o->type, 0);
 		return 0;
 	}
 	return parse_bytes(o, arg, r);
-}
-
-static int parse_rate(const struct trim_opt *o, const char *arg,
-		      struct trim_req *r)
-{
-	__u64 rate;
-
-	if (!strcmp(arg, "off") || !strcmp(arg, "none")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	if (strchr(arg, '%')) {
-		/* tc explains what went wrong reading the link speed */
-		if (!r->dev || get_percent_rate64(&rate, arg, r->dev))
-			return bad(o->name, arg,
-				   "no rate for this percentage of the link");
-	} else if (arg[0] == '-' || get_rate64(&rate, arg)) {
-		return bad(o->name, arg,
-			   "expected a rate like 10mbit or 1gbit, or 0");
-	}
-	req_set(r, o->type, rate);
-	return 0;
 }
 
 static const char * const sched_names[__TRIM_SCHED_MAX] = {
@@ -500,13 +418,10 @@ static const char * const overflow_names[__TRIM_OVERFLOW_MAX] = {
 	[TRIM_OVERFLOW_RTS]	= "rts",
 };
 
-#define OPT(n, t, fn)	{ .name = n, .type = t, .parse = fn }
 #define OPT_MIN1(n, t)	{ .name = n, .type = t, .parse = parse_num, .min = 1 }
 #define OPT_PKTS(n, t)	{ .name = n, .type = t, .parse = parse_pkts, .min = 1 }
-#define OPT_KW(n, t, kw) { .name = n, .type = t, .parse = parse_keyword, \
-			   .names = kw, .nnames = ARRAY_SIZE(kw) }
 
-static const struct trim_opt trim_opts[] = {
+static const struct pu_opt trim_opts[] = {
 	OPT_PKTS("limit",		TCA_TRIM_LIMIT),
 	OPT("limit_bytes",		TCA_TRIM_LIMIT_BYTES,	  parse_bytes),
 	OPT_PKTS("hdr_limit",		TCA_TRIM_HDR_LIMIT),
@@ -531,134 +446,48 @@ static const struct trim_opt trim_opts[] = {
 	OPT("rate",			TCA_TRIM_RATE,		  parse_rate),
 };
 
-static const struct trim_opt *find_opt(const char *name)
+/* ecn_hdrs, no_ecn_hdrs and help: the words that take no value */
+static int trim_word(struct pu_req *r, const char *word)
 {
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(trim_opts); i++)
-		if (!strcmp(name, trim_opts[i].name))
-			return &trim_opts[i];
-	return NULL;
-}
-
-static int put_attrs(const struct trim_req *r, struct nlmsghdr *n)
-{
-	struct rtattr *nest;
-	int type, err = 0;
-
-	nest = addattr_nest(n, TC_PLUGIN_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
-	for (type = 0; type <= TCA_TRIM_MAX && !err; type++) {
-		if (!r->set[type])
-			continue;
-		switch (trim_attr_width[type]) {
-		case 1:
-			err = addattr8(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		case 2:
-			err = addattr16(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		case 4:
-			err = addattr32(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		default:
-			err = addattr64(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
-			break;
-		}
+	if (!strcmp(word, "ecn_hdrs")) {
+		req_set(r, TCA_TRIM_FLAGS, TRIM_F_ECN_HDRS);
+		return 1;
 	}
-	if (err)
+	if (!strcmp(word, "no_ecn_hdrs")) {
+		req_set(r, TCA_TRIM_FLAGS, 0);
+		return 1;
+	}
+	if (!matches(word, "help")) {
+		explain();
 		return -1;
-	addattr_nest_end(n, nest);
+	}
 	return 0;
 }
+
+static const struct pu_desc trim_desc = {
+	.kind			= "trim",
+	.width			= trim_attr_width,
+	.max			= TCA_TRIM_MAX,
+	.opts			= trim_opts,
+	.nopts			= ARRAY_SIZE(trim_opts),
+	.explain		= explain,
+	.bad_explains		= false,
+	.missing_explains	= false,
+	.word			= trim_word,
+};
 
 static int trim_parse_opt(struct qdisc_util *qu, int argc, char **argv,
 			  struct nlmsghdr *n, const char *dev)
 {
-	struct trim_req r = { .dev = dev };
-	const struct trim_opt *o;
+	struct pu_req r = { .d = &trim_desc, .dev = dev };
 
 	(void)qu;
-	for (; argc > 0; argc--, argv++) {
-		if (!strcmp(*argv, "ecn_hdrs")) {
-			req_set(&r, TCA_TRIM_FLAGS, TRIM_F_ECN_HDRS);
-			continue;
-		}
-		if (!strcmp(*argv, "no_ecn_hdrs")) {
-			req_set(&r, TCA_TRIM_FLAGS, 0);
-			continue;
-		}
-		if (!matches(*argv, "help")) {
-			explain();
-			return -1;
-		}
-		o = find_opt(*argv);
-		if (!o) {
-			fprintf(stderr, "Error: trim: unknown option \"%s\"\n",
-				*argv);
-			explain();
-			return -1;
-		}
-		if (argc < 2) {
-			fprintf(stderr,
-				"Error: trim: option \"%s\" needs a value\n",
-				o->name);
-			return -1;
-		}
-		argc--, argv++;
-		if (o->parse(o, *argv, &r))
-			return -1;
-	}
+	if (parse_args(&r, argc, argv))
+		return -1;
 	return put_attrs(&r, n);
 }
 
 /* ---- printing the options ---- */
-
-/* Read an unsigned attribute of whatever width the kernel used. */
-static bool attr_u64(struct rtattr *tb[], int type, __u64 *v)
-{
-	struct rtattr *rta = tb[type];
-	__u8 u8;
-	__u16 u16;
-	__u32 u32;
-
-	if (!rta)
-		return false;
-	switch (RTA_PAYLOAD(rta)) {
-	case 1:
-		memcpy(&u8, RTA_DATA(rta), 1);
-		*v = u8;
-		return true;
-	case 2:
-		memcpy(&u16, RTA_DATA(rta), 2);
-		*v = u16;
-		return true;
-	case 4:
-		memcpy(&u32, RTA_DATA(rta), 4);
-		*v = u32;
-		return true;
-	case 8:
-		memcpy(v, RTA_DATA(rta), 8);
-		return true;
-	}
-	return false;
-}
-
-static void print_keyword(struct rtattr *tb[], int type, const char *key,
-			  const char * const *names, unsigned int nnames)
-{
-	char fmt[32], num[24];
-	__u64 v;
-
-	if (!attr_u64(tb, type, &v))
-		return;
-	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
-	if (v < nnames && names[v]) {
-		print_string(PRINT_ANY, key, fmt, names[v]);
-	} else {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
-		print_string(PRINT_ANY, key, fmt, num);
-	}
-}
 
 static void print_dscp_set(const char *key, __u64 set)
 {
@@ -826,18 +655,7 @@ static int trim_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 
 /* ---- printing the extended statistics ---- */
 
-enum xs_kind { XS_U64, XS_U32, XS_SIZE, XS_NL };
-
-struct xs_field {
-	const char *name;
-	unsigned short off;
-	unsigned char size;
-	unsigned char kind;
-};
-
-#define XS(f, k) { #f, offsetof(struct tc_trim_xstats, f), \
-		   sizeof(((struct tc_trim_xstats *)0)->f), k }
-#define XS_LINE	 { NULL, 0, 0, XS_NL }
+#define XS(f, k)	PU_XS(struct tc_trim_xstats, f, k)
 
 /* One text line per group; JSON keys are the struct member names. */
 static const struct xs_field trim_xs_fields[] = {
@@ -858,29 +676,6 @@ static const struct xs_field trim_xs_fields[] = {
 	XS(inelig_nonip, XS_U64), XS(inelig_frag, XS_U64),
 	XS(inelig_proto, XS_U64), XS(inelig_encap, XS_U64),
 };
-
-static bool xs_has(size_t len, size_t off, size_t size)
-{
-	return off + size <= len;
-}
-
-static void xs_print_field(const struct xs_field *x, const void *st)
-{
-	__u64 v64;
-	__u32 v32;
-
-	print_string(PRINT_FP, NULL, "%s ", x->name);
-	if (x->kind == XS_U64) {
-		memcpy(&v64, (const char *)st + x->off, sizeof(v64));
-		print_u64(PRINT_ANY, x->name, "%" PRIu64 " ", v64);
-		return;
-	}
-	memcpy(&v32, (const char *)st + x->off, sizeof(v32));
-	if (x->kind == XS_SIZE)
-		print_size(PRINT_ANY, x->name, "%s ", v32);
-	else
-		print_uint(PRINT_ANY, x->name, "%u ", v32);
-}
 
 #define XS_HAS(len, f) xs_has(len, offsetof(struct tc_trim_xstats, f), \
 			      sizeof(((struct tc_trim_xstats *)0)->f))
@@ -932,8 +727,7 @@ static int trim_print_xstats(struct qdisc_util *qu, FILE *f,
 			     struct rtattr *xstats)
 {
 	struct tc_trim_xstats st = {};
-	bool line_open = false;
-	size_t len, i;
+	size_t len;
 
 	(void)qu;
 	(void)f;
@@ -941,23 +735,7 @@ static int trim_print_xstats(struct qdisc_util *qu, FILE *f,
 		return 0;
 	len = RTA_PAYLOAD(xstats);
 	memcpy(&st, RTA_DATA(xstats), len < sizeof(st) ? len : sizeof(st));
-
-	for (i = 0; i < ARRAY_SIZE(trim_xs_fields); i++) {
-		const struct xs_field *x = &trim_xs_fields[i];
-
-		if (x->kind == XS_NL) {
-			if (line_open)
-				print_nl();
-			line_open = false;
-			continue;
-		}
-		if (!xs_has(len, x->off, x->size))
-			continue;
-		if (!line_open)
-			print_string(PRINT_FP, NULL, " ", NULL);
-		line_open = true;
-		xs_print_field(x, &st);
-	}
+	xs_print_fields(trim_xs_fields, ARRAY_SIZE(trim_xs_fields), &st, len);
 	xs_print_sojourns(&st, len);
 	return 0;
 }

@@ -45,6 +45,7 @@
 #include "afq_core.h"
 #include "afq_flow.h"
 #include "calendar_core.h"
+#include "shoal_gso.h"
 
 #define AFQ_MAX_LIMIT		1000000U
 #define AFQ_MIN_BPR		64U
@@ -260,33 +261,9 @@ static int afq_segment(struct sk_buff *skb, struct Qdisc *sch,
 		       struct sk_buff **to_free)
 {
 	struct afq_sched_data *q = qdisc_priv(sch);
-	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
-	netdev_features_t features = netif_skb_features(skb);
-	struct sk_buff *segs, *nskb;
-	int ret, nb = 0;
 
-	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
-	if (IS_ERR_OR_NULL(segs))
-		return qdisc_drop(skb, sch, to_free);
-	q->st.gso_split++;
-	skb_list_walk_safe(segs, segs, nskb) {
-		skb_mark_not_on_list(segs);
-		seg_len = segs->len;
-		qdisc_skb_cb(segs)->pkt_len = seg_len;
-		ret = afq_enqueue_one(segs, sch, to_free);
-		if (ret == NET_XMIT_SUCCESS) {
-			nb++;
-			len += seg_len;
-		}
-	}
-	if (nb > 0) {
-		/* the parents will count one packet of prev_len */
-		qdisc_tree_reduce_backlog(sch, 1 - nb, prev_len - len);
-		consume_skb(skb);
-		return NET_XMIT_SUCCESS;
-	}
-	kfree_skb(skb);
-	return NET_XMIT_DROP;
+	return shoal_gso_segment(skb, sch, to_free, afq_enqueue_one,
+				 &q->st.gso_split, NULL);
 }
 
 static int afq_enqueue(struct sk_buff *skb, struct Qdisc *sch,

@@ -44,6 +44,7 @@
 #include <linux/pkt_sched_shoal.h>
 
 #include "trim_core.h"
+#include "shoal_gso.h"
 
 #define TRIM_MAX_LIMIT		1000000U
 #define TRIM_MAX_WEIGHT		1000U
@@ -527,34 +528,9 @@ static int trim_segment(struct sk_buff *skb, struct Qdisc *sch,
 			struct sk_buff **to_free)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
-	unsigned int prev_len = qdisc_pkt_len(skb), len = 0, seg_len;
-	netdev_features_t features = netif_skb_features(skb);
-	struct sk_buff *segs, *nskb;
-	int ret, nb = 0;
 
-	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
-	if (IS_ERR_OR_NULL(segs)) {
-		q->st.trim_err++;
-		return qdisc_drop(skb, sch, to_free);
-	}
-	q->st.gso_split++;
-	skb_list_walk_safe(segs, segs, nskb) {
-		skb_mark_not_on_list(segs);
-		seg_len = segs->len;
-		qdisc_skb_cb(segs)->pkt_len = seg_len;
-		ret = trim_enqueue_one(segs, sch, to_free);
-		if (ret == NET_XMIT_SUCCESS) {
-			nb++;
-			len += seg_len;
-		}
-	}
-	if (nb > 0) {
-		qdisc_tree_reduce_backlog(sch, 1 - nb, prev_len - len);
-		consume_skb(skb);
-		return NET_XMIT_SUCCESS;
-	}
-	kfree_skb(skb);
-	return NET_XMIT_DROP;
+	return shoal_gso_segment(skb, sch, to_free, trim_enqueue_one,
+				 &q->st.gso_split, &q->st.trim_err);
 }
 
 static int trim_enqueue(struct sk_buff *skb, struct Qdisc *sch,

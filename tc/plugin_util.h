@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the Shoal tc plugins (q_trim.c, q_afq.c, q_calq.c) share: the
+ * option table and its parsing loop, the attributes sent, reading
+ * attributes of any integer width back, and the xstats field table.
+ *
+ * Each plugin is built as one .so from one .c file, so everything here is
+ * static inline (no unused-function warnings, no shared object to link).
+ * What differs between the plugins (their kind in error messages, whether
+ * an error shows the usage, their value-less words) is in struct pu_desc.
+ */
+#ifndef _SHOAL_TC_PLUGIN_UTIL_H
+#define _SHOAL_TC_PLUGIN_UTIL_H
+
+#include <inttypes.h>
+#include <stddef.h>
+
+#include "tc_plugin.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Exported by /usr/sbin/tc of iproute2 6.1 (nm -D), not in tc_plugin.h */
+int print_color_s64(enum output_type t, enum color_attr color,
+		    const char *key, const char *fmt, int64_t value);
+
+/* ---- option values, collected before anything is sent ---- */
+
+/* Room for every TCA_<KIND>_MAX (each plugin checks its own) */
+#define PU_ATTR_MAX	31
+
+struct pu_req;
+struct pu_opt;
+
+/* One plugin's parsing: what differs between them */
+struct pu_desc {
+	const char *kind;		/* "afq": starts every error message */
+	const unsigned char *width;	/* bytes of each attribute, by type */
+	int max;			/* TCA_<KIND>_MAX */
+	const struct pu_opt *opts;	/* options that take a value */
+	size_t nopts;
+	void (*explain)(void);		/* the usage text */
+	bool bad_explains;		/* usage after "invalid <opt>" */
+	bool missing_explains;		/* usage after "needs a value" */
+	/* value-less words and "help": 1 taken, 0 not one, -1 error */
+	int (*word)(struct pu_req *r, const char *word);
+};
+
+struct pu_req {
+	const struct pu_desc *d;
+	const char *dev;
+	bool set[PU_ATTR_MAX + 1];
+	__u64 val[PU_ATTR_MAX + 1];
+};
+
+/* One option: its keyword, the attribute it sets and how to read it. */
+struct pu_opt {
+	const char *name;
+	int type;
+	int (*parse)(const struct pu_opt *o, const char *arg,
+		     struct pu_req *r);
+	const char * const *names;	/* keyword values, indexed by value */
+	unsigned int nnames;
+	__u64 min;
+};
+
+static inline void req_set(struct pu_req *r, int type, __u64 v)
+{
+	r->set[type] = true;
+	r->val[type] = v;
+}
+
+static inline __u64 attr_max(const struct pu_req *r, int type)
+{
+	unsigned int w = r->d->width[type];
+
+	return w >= 8 ? ~0ULL : (1ULL << (8 * w)) - 1;
+}
+
+static inline int bad(const struct pu_req *r, const char *opt,
+		      const char *arg, const char *why)
+{
+	fprintf(stderr, "Error: %s: invalid %s \"%s\": %s\n", r->d->kind, opt,
+		arg, why);
+	if (r->d->bad_explains)
+		r->d->explain();
+	return -1;
+}
+
+/* ---- value parsers ---- */
+
+static inline int parse_keyword(const struct pu_opt *o, const char *arg,
+				struct pu_req *r)
+{
+	char why[96];
+	size_t len = 0;
+	unsigned int i;
+
+	for (i = 0; i < o->nnames; i++) {
+		if (o->names[i] && strcmp(arg, o->names[i]) == 0) {
+			req_set(r, o->type, i);
+			return 0;
+		}
+	}
+	len += snprintf(why, sizeof(why), "expected");
+	for (i = 0; i < o->nnames && len < sizeof(why); i++) {
+		if (o->names[i])
+			len += snprintf(why + len, sizeof(why) - len, "%s %s",
+					i ? " |" : "", o->names[i]);
+	}
+	return bad(r, o->name, arg, why);
+}
+
+static inline int parse_rate(const struct pu_opt *o, const char *arg,
+			     struct pu_req *r)
+{
+	__u64 rate;
+
+	if (!strcmp(arg, "off") || !strcmp(arg, "none")) {
+		req_set(r, o->type, 0);
+		return 0;
+	}
+	if (strchr(arg, '%')) {
+		/* tc explains what went wrong reading the link speed */
+		if (!r->dev || get_percent_rate64(&rate, arg, r->dev))
+			return bad(r, o->name, arg,
+				   "no rate for this percentage of the link");
+	} else if (arg[0] == '-' || get_rate64(&rate, arg)) {
+		return bad(r, o->name, arg,
+			   "expected a rate like 10mbit or 1gbit, or 0");
+	}
+	req_set(r, o->type, rate);
+	return 0;
+}
+
+#define OPT(n, t, fn)	{ .name = n, .type = t, .parse = fn }
+#define OPT_KW(n, t, kw) { .name = n, .type = t, .parse = parse_keyword, \
+			   .names = kw, .nnames = ARRAY_SIZE(kw) }
+
+/* ---- the command line to attributes ---- */
+
+static inline const struct pu_opt *find_opt(const struct pu_desc *d,
+					    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->nopts; i++)
+		if (!strcmp(name, d->opts[i].name))
+			return &d->opts[i];
+	return NULL;
+}
+
+/* Every word of the command line into @r; 0, or -1 after a message */
+static inline int parse_args(struct pu_req *r, int argc, char **argv)
+{
+	const struct pu_desc *d = r->d;
+	const struct pu_opt *o;
+	int ret;
+
+	for (; argc > 0; argc--, argv++) {
+		ret = d->word(r, *argv);
+		if (ret < 0)
+			return -1;
+		if (ret)
+			continue;
+		o = find_opt(d, *argv);
+		if (!o) {
+			fprintf(stderr, "Error: %s: unknown option \"%s\"\n",
+				d->kind, *argv);
+			d->explain();
+			return -1;
+		}
+		if (argc < 2) {
+			fprintf(stderr,
+				"Error: %s: option \"%s\" needs a value\n",
+				d->kind, o->name);
+			if (d->missing_explains)
+				d->explain();
+			return -1;
+		}
+		argc--, argv++;
+		if (o->parse(o, *argv, r))
+			return -1;
+	}
+	return 0;
+}
+
+/* The attributes given, each in its width, nested in TCA_OPTIONS */
+static inline int put_attrs(const struct pu_req *r, struct nlmsghdr *n)
+{
+	struct rtattr *nest;
+	int type, err = 0;
+
+	nest = addattr_nest(n, TC_PLUGIN_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
+	for (type = 0; type <= r->d->max && !err; type++) {
+		if (!r->set[type])
+			continue;
+		switch (r->d->width[type]) {
+		case 1:
+			err = addattr8(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
+			break;
+		case 2:
+			err = addattr16(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
+			break;
+		case 4:
+			err = addattr32(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
+			break;
+		default:
+			err = addattr64(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
+			break;
+		}
+	}
+	if (err)
+		return -1;
+	addattr_nest_end(n, nest);
+	return 0;
+}
+
+/* ---- printing the options ---- */
+
+/* Read an unsigned attribute of whatever width the kernel used. */
+static inline bool attr_u64(struct rtattr *tb[], int type, __u64 *v)
+{
+	struct rtattr *rta = tb[type];
+	__u8 u8;
+	__u16 u16;
+	__u32 u32;
+
+	if (!rta)
+		return false;
+	switch (RTA_PAYLOAD(rta)) {
+	case 1:
+		memcpy(&u8, RTA_DATA(rta), 1);
+		*v = u8;
+		return true;
+	case 2:
+		memcpy(&u16, RTA_DATA(rta), 2);
+		*v = u16;
+		return true;
+	case 4:
+		memcpy(&u32, RTA_DATA(rta), 4);
+		*v = u32;
+		return true;
+	case 8:
+		memcpy(v, RTA_DATA(rta), 8);
+		return true;
+	}
+	return false;
+}
+
+static inline void print_keyword(struct rtattr *tb[], int type,
+				 const char *key, const char * const *names,
+				 unsigned int nnames)
+{
+	char fmt[32], num[24];
+	__u64 v;
+
+	if (!attr_u64(tb, type, &v))
+		return;
+	snprintf(fmt, sizeof(fmt), "%s %%s ", key);
+	if (v < nnames && names[v]) {
+		print_string(PRINT_ANY, key, fmt, names[v]);
+	} else {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)v);
+		print_string(PRINT_ANY, key, fmt, num);
+	}
+}
+
+/* ---- printing the extended statistics ---- */
+
+enum xs_kind { XS_U64, XS_S64, XS_U32, XS_SIZE, XS_NL };
+
+struct xs_field {
+	const char *name;
+	unsigned short off;
+	unsigned char size;
+	unsigned char kind;
+};
+
+#define PU_XS(type, f, k) { #f, offsetof(type, f), sizeof(((type *)0)->f), k }
+#define XS_LINE	 { NULL, 0, 0, XS_NL }
+
+static inline bool xs_has(size_t len, size_t off, size_t size)
+{
+	return off + size <= len;
+}
+
+static inline void xs_print_field(const struct xs_field *x, const void *st)
+{
+	__u64 v64;
+	__u32 v32;
+
+	print_string(PRINT_FP, NULL, "%s ", x->name);
+	if (x->kind == XS_U64 || x->kind == XS_S64) {
+		memcpy(&v64, (const char *)st + x->off, sizeof(v64));
+		if (x->kind == XS_S64)
+			print_color_s64(PRINT_ANY, COLOR_NONE, x->name,
+					"%" PRId64 " ", (int64_t)v64);
+		else
+			print_u64(PRINT_ANY, x->name, "%" PRIu64 " ", v64);
+		return;
+	}
+	memcpy(&v32, (const char *)st + x->off, sizeof(v32));
+	if (x->kind == XS_SIZE)
+		print_size(PRINT_ANY, x->name, "%s ", v32);
+	else
+		print_uint(PRINT_ANY, x->name, "%u ", v32);
+}
+
+/*
+ * The fields of @st (@len bytes came from the kernel): one text line per
+ * group; JSON keys are the struct member names.  Fields beyond @len (an
+ * older module's shorter struct) are left out.
+ */
+static inline void xs_print_fields(const struct xs_field *fields, size_t n,
+				   const void *st, size_t len)
+{
+	bool line_open = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct xs_field *x = &fields[i];
+
+		if (x->kind == XS_NL) {
+			if (line_open)
+				print_nl();
+			line_open = false;
+			continue;
+		}
+		if (!xs_has(len, x->off, x->size))
+			continue;
+		if (!line_open)
+			print_string(PRINT_FP, NULL, " ", NULL);
+		line_open = true;
+		xs_print_field(x, st);
+	}
+}
+
+#endif /* _SHOAL_TC_PLUGIN_UTIL_H */
