@@ -218,8 +218,11 @@ static inline void afq_decide(struct afq_state *a, u64 hash, u32 len,
 			prev = a->floor;
 	}
 	afq_bid(prev, round_now, a->bpr, len, &v->b);
-	afq_bid(sketched, round_now, a->bpr, len, &shadow);
-	v->shadow_round = shadow.round;
+	v->shadow_round = v->b.round;	/* sketch mode: the sketch placed it */
+	if (a->ex.slots) {
+		afq_bid(sketched, round_now, a->bpr, len, &shadow);
+		v->shadow_round = shadow.round;
+	}
 	v->ahead = v->b.round - round_now;
 	v->horizon = v->ahead >= a->nqueues;	/* the thesis's "> nQ" wraps */
 	v->ecn = a->ecn_rounds && v->ahead >= a->ecn_rounds;
