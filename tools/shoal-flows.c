@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -47,6 +48,7 @@ struct opts {
 	uint32_t flows;
 	uint64_t udp_bps;	/* UDP sender rate, bits/s; 0 = TCP */
 	uint32_t udp_size;
+	bool poisson;		/* UDP: exponential gaps, not a fixed one */
 	double start_at;	/* BOOTTIME seconds, 0 = now */
 	double duration;	/* seconds of sending */
 	const char *cc;
@@ -549,11 +551,23 @@ static int run_tcp(const struct opts *o, uint64_t t_end)
 
 /* Paced UDP: datagrams of udp_size on an absolute schedule, round robin
  * over the flows, one socket (source port) each; an unresponsive sender,
- * it never slows down.
+ * it never slows down.  The gaps are fixed, or with --poisson drawn from
+ * an exponential distribution of the same mean: fixed gaps can lock into
+ * step with a FIFO's departures, so that which sender finds the free slot
+ * depends on the phase and not on the rates.  It wakes at most once per UDP_BATCH_NS and then
+ * sends every datagram due by the end of that window: a timer per datagram
+ * costs more than the datagram on a slow guest, and a sender that falls
+ * behind its schedule offers less than the test asked for.  It stops at
+ * the end of the run whatever it has sent, and says on stderr how much of
+ * the schedule it kept, so a test can tell an overloaded sender.
  */
+#define UDP_BATCH_NS	1000000ull
+
 static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
 {
-	uint64_t gap = (uint64_t)o->udp_size * 8 * 1000000000ull / o->udp_bps, k;
+	uint64_t gap = (uint64_t)o->udp_size * 8 * 1000000000ull / o->udp_bps;
+	uint64_t k, horizon = 0, late = 0, now, at = t0;
+	unsigned short xs[3] = { (unsigned short)o->id, 0x5ca1, 0x1e55 };
 	uint8_t *buf = calloc(1, o->udp_size);
 	int *fds = calloc(o->flows, sizeof(int)), snd = 1 << 20;
 	struct sockaddr_storage ss;
@@ -562,6 +576,8 @@ static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
 
 	if (!buf || !fds)
 		return 2;
+	if (!gap)	/* as fast as it goes, but the schedule still ends */
+		gap = 1;
 	make_addr(o, o->dst, &ss, &sl);
 	for (i = 0; i < o->flows; i++) {
 		fds[i] = socket(o->family, SOCK_DGRAM, 0);
@@ -573,15 +589,32 @@ static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
 			setsockopt(fds[i], SOL_SOCKET, SO_SNDBUF, &snd, sizeof(snd));
 	}
 	for (k = 0; !stop; k++) {
-		uint64_t at = t0 + k * gap;
 		uint32_t f = (uint32_t)(k % o->flows), id = htonl(o->id + f);
 
+		if (k)
+			at += o->poisson ?
+			      (uint64_t)(-log(1.0 - erand48(xs)) * (double)gap) :
+			      gap;
 		if (at >= t_end)
 			break;
-		sleep_until_boot(at);
+		if (at > horizon) {
+			sleep_until_boot(at);
+			now = boot_ns();
+			if (now >= t_end)
+				break;
+			if (now > at + UDP_BATCH_NS && now - at > late)
+				late = now - at;
+			horizon = now + UDP_BATCH_NS;
+		}
 		memcpy(buf, &id, 4);
 		send(fds[f], buf, o->udp_size, 0);	/* drops are the point */
 	}
+	fprintf(stderr,
+		"shoal-flows: udp id %u: sent %llu of %llu datagrams scheduled (%.1f%%), at most %.1f ms late\n",
+		o->id, (unsigned long long)k,
+		(unsigned long long)((t_end - t0 + gap - 1) / gap),
+		100.0 * (double)k * (double)gap / (double)(t_end - t0),
+		(double)late / 1e6);
 	for (i = 0; i < o->flows; i++)
 		close(fds[i]);
 	return 0;
@@ -632,7 +665,8 @@ static void usage(FILE *f)
 "  --start-at SEC     start at this CLOCK_BOOTTIME time (see /proc/uptime)\n"
 "  --cc NAME          TCP congestion control (default: the system's)\n"
 "  --udp BITS         paced UDP at BITS per second instead of TCP\n"
-"  --size BYTES       UDP datagram payload (default 1400)\n");
+"  --size BYTES       UDP datagram payload (default 1400)\n"
+"  --poisson          UDP: exponential gaps of the same mean (Poisson arrivals)\n");
 }
 
 static const struct option long_opts[] = {
@@ -651,6 +685,7 @@ static const struct option long_opts[] = {
 	{ "cc", required_argument, NULL, 'c' },
 	{ "udp", required_argument, NULL, 'u' },
 	{ "size", required_argument, NULL, 's' },
+	{ "poisson", no_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -690,6 +725,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			continue;
 		case 'C':
 			o->capture = optarg;
+			continue;
+		case 'P':
+			o->poisson = true;
 			continue;
 		case 'd':
 			o->dst = optarg;

@@ -237,6 +237,45 @@ static inline void afq_commit(struct afq_state *a, const struct afq_verdict *v)
 		a->ex.full_bid = v->b.bid;
 }
 
+/* A queued packet of flow @hash, whose bid was @bid, in round @round, is
+ * dropped after all (pushed out, or cut by a smaller limit): give its @len
+ * bytes back, so a flow pays for what it sends and not for what the buffer
+ * threw away.  (Charged for its pushed-out packets, a heavy flow runs
+ * ahead to the horizon and ends up with less than its share.)  The packet
+ * was the tail of the furthest round, so it was its flow's latest: a cell
+ * that still holds @bid holds it for this flow, or for others whose bids
+ * are no larger.  Such a cell goes back by @len, but never below the start
+ * of @round: every flow that may share it has its packets in rounds up to
+ * @round, so its next packet still lands no earlier than its queued ones
+ * (no reordering), at most @len bytes early.  A cell another flow raised
+ * above @bid stays.
+ */
+static inline void afq_refund(struct afq_state *a, u64 hash, u64 bid, u32 len,
+			      u64 round)
+{
+	u64 to = bid - len, start = round * a->bpr;
+	u32 idx[AFQ_ROWS_MAX], base, j;
+	struct afq_slot *sl;
+
+	if (to < start)
+		to = start;
+	afq_sketch_index(&a->sk, hash, idx);
+	for (j = 0; j < a->sk.rows; j++)
+		if (a->sk.cells[idx[j]] == bid)
+			a->sk.cells[idx[j]] = to;
+	if (!a->ex.slots)
+		return;
+	base = (u32)afq_mix(hash);
+	for (j = 0; j < AFQ_PROBE; j++) {
+		sl = &a->ex.slots[(base + j) & a->ex.mask];
+		if (sl->key == hash) {
+			if (sl->bid == bid)
+				sl->bid = to;
+			return;
+		}
+	}
+}
+
 static inline void afq_exact_clear(struct afq_exact *t)
 {
 	u32 i;

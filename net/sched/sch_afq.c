@@ -86,9 +86,25 @@ struct afq_sched_data {
 	siphash_key_t key;		/* flow hash key */
 	u64 row_seed;			/* sketch row seeds derive from it */
 	u64 t_next;			/* own shaper: earliest next departure */
+	u32 bid_gen;			/* bumped when the bids are reset */
 	struct qdisc_watchdog watchdog;
 	struct tc_afq_xstats st;
 };
+
+/* What a queued packet needs to give its bytes back if it is dropped;
+ * packed to fit the 20 bytes of qdisc_skb_cb (the u64s stay aligned)
+ */
+struct afq_skb_cb {
+	u64 hash;		/* its flow */
+	u64 bid;		/* its flow's bid after it */
+	u32 bid_gen;		/* bids of another generation are not refunded */
+} __packed;
+
+static struct afq_skb_cb *afq_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct afq_skb_cb));
+	return (struct afq_skb_cb *)qdisc_skb_cb(skb)->data;
+}
 
 /* ---- queues ---- */
 
@@ -103,17 +119,28 @@ static void afq_queue_tail(struct Qdisc *sch, u64 round, struct sk_buff *skb)
 	qdisc_qstats_backlog_inc(sch, skb);
 }
 
-/* Unlink the last packet of @day, which must be non-empty */
-static struct sk_buff *afq_unlink_tail(struct Qdisc *sch, u64 day)
+/* Unlink the last packet of the furthest day, NULL when empty, and give
+ * its bytes back to its flow: it is dropped by pushout or a shrink.
+ */
+static struct sk_buff *afq_unlink_furthest(struct Qdisc *sch)
 {
 	struct afq_sched_data *q = qdisc_priv(sch);
-	u32 b = cal_bucket(&q->cal, day);
-	struct sk_buff *skb = __skb_dequeue_tail(&q->queues[b]);
+	struct sk_buff *skb;
+	struct afq_skb_cb *cb;
+	u64 day;
+	u32 b;
 
+	if (!cal_last_day(&q->cal, &day))
+		return NULL;
+	b = cal_bucket(&q->cal, day);
+	skb = __skb_dequeue_tail(&q->queues[b]);
 	if (skb_queue_empty(&q->queues[b]))
 		cal_unmark(&q->cal, b);
 	sch->q.qlen--;
 	qdisc_qstats_backlog_dec(sch, skb);
+	cb = afq_cb(skb);
+	if (cb->bid_gen == q->bid_gen)
+		afq_refund(&q->afq, cb->hash, cb->bid, qdisc_pkt_len(skb), day);
 	return skb;
 }
 
@@ -171,10 +198,9 @@ static void afq_pushout(struct Qdisc *sch, struct sk_buff **to_free)
 	struct afq_sched_data *q = qdisc_priv(sch);
 	unsigned int pkts = 0, bytes = 0;
 	struct sk_buff *skb;
-	u64 day;
 
-	while (afq_over(sch, &q->set, 0, 0) && cal_last_day(&q->cal, &day)) {
-		skb = afq_unlink_tail(sch, day);
+	while (afq_over(sch, &q->set, 0, 0) &&
+	       (skb = afq_unlink_furthest(sch))) {
 		pkts++;
 		bytes += qdisc_pkt_len(skb);
 		q->st.pushout_drops++;
@@ -185,10 +211,12 @@ static void afq_pushout(struct Qdisc *sch, struct sk_buff **to_free)
 }
 
 /* Nothing is queued, yet a packet that fits the calendar on its own lands
- * beyond the horizon.  Only a bid left by a pushed-out or shrunk packet
- * can do that, and as R moves only with queued packets the flow would be
- * locked out for good: move the head to the flow's round instead.  Every
- * flow is idle, so no one is owed service from the rounds skipped.
+ * beyond the horizon.  Only a bid left by a dropped packet whose bytes
+ * could not be given back (a cell another flow raised, or a packet queued
+ * before the bids were reset) can do that, and as R moves only with
+ * queued packets the flow would be locked out for good: move the head to
+ * the flow's round instead.  Every flow is idle, so no one is owed service
+ * from the rounds skipped.
  */
 static void afq_idle_jump(struct afq_sched_data *q, u64 round)
 {
@@ -233,6 +261,9 @@ static int afq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	}
 	afq_queue_tail(sch, v.b.round, skb);
 	afq_commit(&q->afq, &v);
+	afq_cb(skb)->hash = hash;
+	afq_cb(skb)->bid = v.b.bid;
+	afq_cb(skb)->bid_gen = q->bid_gen;
 	if (pushout)
 		afq_pushout(sch, to_free);
 
@@ -573,10 +604,9 @@ static void afq_shrink(struct Qdisc *sch)
 	struct afq_sched_data *q = qdisc_priv(sch);
 	unsigned int pkts = 0, bytes = 0;
 	struct sk_buff *skb;
-	u64 day;
 
-	while (afq_over(sch, &q->set, 0, 0) && cal_last_day(&q->cal, &day)) {
-		skb = afq_unlink_tail(sch, day);
+	while (afq_over(sch, &q->set, 0, 0) &&
+	       (skb = afq_unlink_furthest(sch))) {
 		pkts++;
 		bytes += qdisc_pkt_len(skb);
 		q->st.limit_drops++;
@@ -655,6 +685,7 @@ static int afq_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 		u64 last;
 
 		q->afq.floor = cal_last_day(&q->cal, &last) ? last * s.bpr : 0;
+		q->bid_gen++;
 		q->afq.ex.full_bid = 0;
 		old_mem.cells = q->afq.sk.cells;
 		old_mem.slots = q->afq.ex.slots;
@@ -676,6 +707,16 @@ static int afq_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 			qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get_ns());
 	}
 	q->set = s;
+	/* While nothing is queued no flow waits for another, so there is
+	 * nothing to be fair about: a packet that finds the root qdisc empty
+	 * may go straight to the driver uncharged, as with fq_codel and sfq.
+	 * Not when the own shaper has to see every packet, nor when a
+	 * calendar shorter than the MTU would refuse some packets.
+	 */
+	if (!s.rate && (u64)s.nqueues * s.bpr >= psched_mtu(qdisc_dev(sch)))
+		sch->flags |= TCQ_F_CAN_BYPASS;
+	else
+		sch->flags &= ~TCQ_F_CAN_BYPASS;
 	afq_shrink(sch);
 	sch_tree_unlock(sch);
 	err = 0;
@@ -700,9 +741,6 @@ static int afq_init(struct Qdisc *sch, struct nlattr *opt,
 
 	qdisc_watchdog_init(&q->watchdog, sch);
 	afq_settings_default(&q->set, psched_mtu(qdisc_dev(sch)));
-	/* No TCQ_F_CAN_BYPASS: a packet that skipped the qdisc would not
-	 * count in its flow's bid.
-	 */
 	return afq_configure(sch, opt, true, extack);
 }
 

@@ -115,6 +115,7 @@ struct calq_sched_data {
 	struct calq_xs xs;
 	u64 t_next;			/* own shaper: earliest next departure */
 	u64 wd_wait;			/* nwc: the day start last waited for */
+	bool timed;			/* the settings need the clock */
 	struct qdisc_watchdog watchdog;
 };
 
@@ -156,6 +157,31 @@ static size_t calq_xs_size(u32 buckets)
 static bool calq_uses_fq(const struct calq_settings *s)
 {
 	return s->rank == CALQ_RANK_FQ || s->fallback == CALQ_FALLBACK_FQ;
+}
+
+/* Whether any packet's place or bookkeeping depends on the time: else the
+ * fast path never reads the clock (an HPET read costs microseconds in a VM)
+ */
+static bool calq_settings_timed(const struct calq_settings *s)
+{
+	return s->mode == CALQ_MODE_PHYSICAL || s->rate ||
+	       s->rank == CALQ_RANK_TSTAMP || s->rank == CALQ_RANK_SLACK ||
+	       s->rank == CALQ_RANK_DEADLINE;
+}
+
+/* A packet that finds the qdisc empty leaves first whatever its rank when
+ * the calendar is logical, nothing paces it, and no rank is refused for
+ * being too far ahead: then the root qdisc may hand it straight to the
+ * driver, as fq_codel does, and nothing is lost by not queueing it.
+ */
+static bool calq_settings_bypass(const struct calq_settings *s)
+{
+	return !calq_settings_timed(s) && s->horizon != CALQ_HORIZON_DROP;
+}
+
+static u64 calq_now(const struct calq_sched_data *q)
+{
+	return q->timed ? ktime_get_ns() : 0;
 }
 
 /* The fine-rank kind of packets ranked by the configured source: only
@@ -454,7 +480,7 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 		q->xs.st.limit_drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	now = ktime_get_ns();
+	now = calq_now(q);
 	if (q->clk.physical)
 		calq_sync(sch, now);
 	calq_rank_skb(q, skb, now, &r, &v);
@@ -660,13 +686,13 @@ static struct sk_buff *calq_peek(struct Qdisc *sch)
 {
 	u32 b;
 
-	return calq_head_skb(sch, ktime_get_ns(), &b);
+	return calq_head_skb(sch, calq_now(qdisc_priv(sch)), &b);
 }
 
 static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 {
 	struct calq_sched_data *q = qdisc_priv(sch);
-	u64 now = ktime_get_ns();
+	u64 now = calq_now(q);
 	struct calq_skb_cb *cb;
 	struct sk_buff *skb;
 	u32 b;
@@ -993,6 +1019,11 @@ static void calq_apply(struct Qdisc *sch, const struct calq_settings *s,
 	if (s->rate != q->set.rate)
 		q->t_next = 0;
 	q->set = *s;
+	q->timed = calq_settings_timed(s);
+	if (calq_settings_bypass(s))
+		sch->flags |= TCQ_F_CAN_BYPASS;
+	else
+		sch->flags &= ~TCQ_F_CAN_BYPASS;
 	memset(m, 0, sizeof(*m));
 }
 
@@ -1106,7 +1137,6 @@ static int calq_init(struct Qdisc *sch, struct nlattr *opt,
 	cal_init(&q->cal, q->set.buckets, q->set.horizon, 0);
 	q->clk.interval = q->set.interval;
 	q->clk.base = ktime_get_ns();
-	/* no bypass: every packet needs its rank, bid and pacing */
 	return calq_change(sch, opt, extack);
 }
 

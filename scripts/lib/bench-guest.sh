@@ -66,7 +66,8 @@ done
 # One configuration per line: NAME SIZE ROOT [CHILD].  "Fast" puts the
 # qdisc under a tbf that never limits, so every packet takes the enqueue
 # and dequeue path (at the root, pfifo, fq_codel and trim let a packet that
-# finds them empty go straight to the device).
+# finds them empty go straight to the device; afq does, and calq does with
+# a logical calendar, a rank that needs no clock and no horizon drop).
 link="tbf rate ${half}bit burst 32k limit 1m"
 fast="tbf rate 10gbit burst 1m limit 10m"
 CONFIGS=(
@@ -78,7 +79,8 @@ CONFIGS=(
 	"fq|64|fq|"
 	"sfq|64|sfq|"
 	"afq|64|afq limit 10000|"
-	"calq|64|calq limit 10000|"
+	"calq|64|calq limit 10000 horizon clamp|"
+	"calq-drop|64|calq limit 10000|"
 	"fast-fq_codel|64|$fast|fq_codel"
 	"fast-fq|64|$fast|fq"
 	"fast-sfq|64|$fast|sfq"
@@ -122,7 +124,8 @@ row("trim", "pfifo", "trim limit 10000: nothing trimmed")
 row("fq", "pfifo", "fq defaults")
 row("sfq", "pfifo", "sfq defaults")
 row("afq", "pfifo", "afq limit 10000 (2 x 16384 sketch, 32 queues)")
-row("calq", "pfifo", "calq limit 10000 (logical, rank prio)")
+row("calq", "pfifo", "calq limit 10000 horizon clamp (logical, rank prio)")
+row("calq-drop", "pfifo", "calq limit 10000: horizon drop, so no bypass")
 print("64-byte payloads, every packet queued (under a tbf that never limits):")
 row("fast-pfifo", "fast-pfifo", "pfifo limit 10000 (baseline)")
 row("fast-trim", "fast-pfifo", "trim limit 10000: nothing trimmed")
@@ -146,5 +149,7 @@ for q in ("afq", "calq"):
               % (q, what, r, "met" if r >= 1.0 else "NOT met"))
 PY
 
-# fairness against the number of flows runs its own fabric
+# per-packet cost against the number of flows, then fairness against the
+# number of flows; each runs its own fabric
+"$TREE/scripts/lib/bench-flows.sh"
 "$TREE/scripts/lib/bench-fair.sh"

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read shoal-flows receiver JSON and print shell assignments for tests.
 
-  flows.py share FILE T0 T1 LINK_BPS
-      goodput of every flow over [T0, T1) (BOOTTIME seconds):
-      n, jain (Jain's index over all flows), util (sum / link, percent),
+  flows.py share FILE T0 T1 LINK_BPS [N]
+      goodput of every flow over [T0, T1) (BOOTTIME seconds), with N
+      flows expected (those that never arrived count as 0; default: the
+      flows seen): n, missing, jain (Jain's index over all flows),
+      min_pct (the worst flow, percent of the mean), util (sum / link, percent),
       udp_ratio (percent of the fair share the UDP flows got, averaged),
       tcp_min / tcp_max (percent of the fair share), goodputs (list, Mbit/s)
   flows.py converge FILE LINK_BPS TOL_PCT WINDOW_BINS START:STOP:ID ...
@@ -43,19 +45,22 @@ def jain(xs):
     return s * s / (len(xs) * q) if q else -1
 
 
-def share(path, t0, t1, link):
+def share(path, t0, t1, link, expect=0):
     bin_s, flows = load(path)
     t0, t1, link = float(t0), float(t1), float(link)
     rates = [(f, bytes_in(f, bin_s, t0, t1) * 8 / (t1 - t0)) for f in flows]
-    xs = [r for _, r in rates]
-    if not xs:
-        print("n=0 jain=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
+    missing = max(0, int(expect) - len(rates))
+    xs = [r for _, r in rates] + [0.0] * missing
+    if not xs or not sum(xs):
+        print("n=0 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
         return
     fair = sum(xs) / len(xs)
     udp = [r for f, r in rates if f["proto"] == "udp"]
     tcp = [r for f, r in rates if f["proto"] == "tcp"]
     print("n=%d" % len(xs))
+    print("missing=%d" % missing)
     print("jain=%.4f" % jain(xs))
+    print("min_pct=%d" % round(100 * min(xs) / fair))
     print("util=%d" % round(100 * sum(xs) / link))
     print("udp_ratio=%d" % (round(100 * sum(udp) / len(udp) / fair) if udp else -1))
     print("tcp_min=%d" % (round(100 * min(tcp) / fair) if tcp else -1))
@@ -106,14 +111,14 @@ def converge(path, link, tol, window, specs):
 def main():
     try:
         if sys.argv[1] == "share":
-            share(*sys.argv[2:6])
+            share(*sys.argv[2:7])
         elif sys.argv[1] == "converge":
             converge(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:])
         else:
             raise ValueError(sys.argv[1])
     except (OSError, ValueError, KeyError, IndexError) as e:
         print("# flows.py: %s" % e)
-        print("jain=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 conv_max_ms=-1 dev_mean_pct=-1")
+        print("jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 conv_max_ms=-1 dev_mean_pct=-1")
 
 
 main()

@@ -35,6 +35,7 @@ struct afqm_cfg {
 	u32 cols;		/* sketch columns, power of 2, >= 2 */
 	u32 ecn_rounds;		/* 0 = no marking */
 	u32 limit;		/* packets, all queues, 1..AFQM_MAX_PKTS */
+	bool pushout;		/* full: drop the furthest round's tail */
 	u32 exact_slots;	/* 0 = sketch mode, else a power of 2 >= 8 */
 	u64 seed;		/* sketch seed */
 	u64 head;		/* the first round */
@@ -56,11 +57,13 @@ struct afqm_flow {
 	u64 served;		/* next sequence number expected out */
 	u64 last_bid;		/* bid of the last accepted packet */
 	bool has_bid;		/* last_bid is valid (cleared on reconfig) */
+	bool refunded;		/* a refund may have lowered its cells */
 	u64 queued;		/* packets in the queues */
 	u64 offered_bytes;
 	u64 sent_bytes;		/* delivered since the last stats reset */
 	u64 drops_horizon;
 	u64 drops_limit;
+	u64 pushed_out;
 	u64 ecn;
 };
 
@@ -83,7 +86,7 @@ struct afq_model {
 	s64 qlen;
 	s64 backlog;
 	s64 credit;		/* link bytes left in this tick */
-	u64 enqueued, dequeued;
+	u64 enqueued, dequeued, pushed_out;
 	u64 drops_horizon, drops_limit;
 	u64 ecn_marked, bumps;
 	u64 exact_pkts;		/* exact mode: accepted with a slot */
@@ -171,13 +174,14 @@ static inline int afqm_init(struct afq_model *m, const struct afqm_cfg *cfg)
 
 	memset(m, 0, sizeof(*m));
 	m->cfg = *cfg;
-	m->pool = calloc(cfg->limit, sizeof(*m->pool));
+	/* one more: pushout queues the arrival before it drops */
+	m->pool = calloc(cfg->limit + 1, sizeof(*m->pool));
 	if (!m->pool || afqm_set_state(m, cfg)) {
 		afqm_release(m);
 		return -1;
 	}
-	for (i = 0; i < cfg->limit; i++)
-		m->pool[i].next = i + 1 < cfg->limit ? i + 1 : AFQM_NIL;
+	for (i = 0; i <= cfg->limit; i++)
+		m->pool[i].next = i + 1 <= cfg->limit ? i + 1 : AFQM_NIL;
 	m->free_head = 0;
 	for (i = 0; i < CAL_MAX_BUCKETS; i++) {
 		m->qhead[i] = AFQM_NIL;
@@ -208,6 +212,58 @@ static inline int afqm_reconfig(struct afq_model *m,
 	return afqm_set_state(m, &m->cfg);
 }
 
+/* The qdisc's overflow pushout: the arrival is queued, the tail of the
+ * furthest round (later than the arrival's) leaves, and its bytes go back
+ * to its flow with afq_refund().  That packet must be its flow's latest.
+ */
+static inline void afqm_pushout(struct afq_model *m)
+{
+	u32 b, i, prev = AFQM_NIL, f;
+	struct afqm_flow *fl;
+	struct afqm_pkt *p;
+	u64 day, to;
+
+	if (!cal_last_day(&m->c, &day)) {
+		afqm_fail(m, "over the limit with nothing queued");
+		return;
+	}
+	b = cal_bucket(&m->c, day);
+	for (i = m->qhead[b]; i != m->qtail[b]; i = m->pool[i].next)
+		prev = i;
+	p = &m->pool[i];
+	fl = &m->flow[p->flow];
+	if (p->seq + 1 != fl->accepted)
+		afqm_fail(m, "pushed out a packet that was not its flow's latest");
+	if (prev == AFQM_NIL)
+		m->qhead[b] = AFQM_NIL;
+	else
+		m->pool[prev].next = AFQM_NIL;
+	m->qtail[b] = prev;
+	if (--m->qcnt[b] == 0)
+		cal_unmark(&m->c, b);
+	afq_refund(&m->a, fl->hash, p->bid, p->len, day);
+	/* The bound check_all() holds the sketch to: a refund may lower
+	 * a cell shared with flows whose bids are no larger, down to @to
+	 */
+	to = p->bid - p->len;
+	if (to < day * m->cfg.bpr)
+		to = day * m->cfg.bpr;
+	for (f = 0; f < m->nflows; f++)
+		if (m->flow[f].has_bid && m->flow[f].last_bid > to &&
+		    m->flow[f].last_bid <= p->bid) {
+			m->flow[f].last_bid = to;
+			m->flow[f].refunded = true;
+		}
+	fl->accepted--;
+	fl->queued--;
+	fl->pushed_out++;
+	m->qlen--;
+	m->backlog -= p->len;
+	m->pushed_out++;
+	p->next = m->free_head;
+	m->free_head = i;
+}
+
 static inline enum afqm_res afqm_enqueue(struct afq_model *m, u32 f, u32 len)
 {
 	struct afqm_flow *fl = &m->flow[f];
@@ -225,7 +281,9 @@ static inline enum afqm_res afqm_enqueue(struct afq_model *m, u32 f, u32 len)
 		m->drops_horizon++;
 		return AFQM_DROP_HORIZON;
 	}
-	if (m->qlen >= (s64)m->cfg.limit) {
+	if (m->qlen >= (s64)m->cfg.limit &&
+	    (!m->cfg.pushout || !cal_last_day(&m->c, &day) ||
+	     day - m->c.head <= v.b.round - m->c.head)) {
 		fl->drops_limit++;
 		m->drops_limit++;
 		return AFQM_DROP_LIMIT;
@@ -248,7 +306,10 @@ static inline enum afqm_res afqm_enqueue(struct afq_model *m, u32 f, u32 len)
 			m->table_full++;
 		} else {
 			m->exact_pkts++;
-			if (v.shadow_round < v.b.round)
+			/* a refund may put a sharing flow's cells up to
+			 * one packet early (see afq_refund())
+			 */
+			if (v.shadow_round < v.b.round && !fl->refunded)
 				afqm_fail(m, "sketch shadow earlier than exact");
 			if (v.shadow_round > v.b.round) {
 				m->misplaced++;
@@ -258,6 +319,7 @@ static inline enum afqm_res afqm_enqueue(struct afq_model *m, u32 f, u32 len)
 	}
 	fl->last_bid = v.b.bid;
 	fl->has_bid = true;
+	fl->refunded = false;
 	if (v.b.bumped)
 		m->bumps++;
 	if (v.ecn) {
@@ -287,6 +349,8 @@ static inline enum afqm_res afqm_enqueue(struct afq_model *m, u32 f, u32 len)
 	m->qlen++;
 	m->backlog += len;
 	m->enqueued++;
+	if (m->qlen > (s64)m->cfg.limit)
+		afqm_pushout(m);
 	return AFQM_QUEUED;
 }
 
@@ -366,7 +430,7 @@ static inline void afqm_drain(struct afq_model *m)
 		;
 	if (m->qlen || m->backlog || m->c.nonempty)
 		afqm_fail(m, "not empty after draining");
-	if (m->enqueued != m->dequeued)
+	if (m->enqueued != m->dequeued + m->pushed_out)
 		afqm_fail(m, "packets lost or duplicated");
 	for (f = 0; f < m->nflows; f++)
 		if (m->flow[f].accepted != m->flow[f].served ||
@@ -411,8 +475,8 @@ static inline void afqm_check_all(struct afq_model *m)
 	}
 	if (qlen != m->qlen || backlog != m->backlog || m->qlen < 0)
 		afqm_fail(m, "qlen or backlog is wrong");
-	if (m->enqueued - m->dequeued != (u64)m->qlen)
-		afqm_fail(m, "enqueued - dequeued != qlen");
+	if (m->enqueued - m->dequeued - m->pushed_out != (u64)m->qlen)
+		afqm_fail(m, "enqueued - dequeued - pushed out != qlen");
 	for (f = 0; f < m->nflows; f++) {
 		const struct afqm_flow *fl = &m->flow[f];
 

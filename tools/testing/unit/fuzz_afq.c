@@ -3,7 +3,8 @@
  * Fuzz target for the AFQ core on the whole-scheduler model (afq_model.h).
  * The first bytes pick the geometry: nqueues, bpr, sketch rows and cols,
  * exact mode with a small flow table (so its probe windows fill up), the
- * packet limit, the ECN threshold and the first round.  Each further byte
+ * packet limit and overflow pushout (with its refunds), the ECN threshold
+ * and the first round.  Each further byte
  * is an operation: enqueue (flow and length), dequeue, a link tick, or a
  * reconfiguration that drains the queues and changes bpr, rows, cols and
  * the mode, as the qdisc's change() may.  After every operation the model
@@ -23,7 +24,8 @@ static struct afq_model m;
 
 /* What the runs exercised, so the driver can tell a blind fuzzer */
 static struct {
-	u64 queued, horizon, limit, table_full, misplaced, ecn, reconfigs;
+	u64 queued, horizon, limit, pushed, table_full, misplaced, ecn;
+	u64 reconfigs;
 	u64 max_qlen;
 } seen;
 
@@ -55,6 +57,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	cfg.nqueues = 2u << (data[0] % 8);		/* 2 .. 256 */
 	cfg.limit = 1 + data[1] * 2;			/* 1 .. 511 */
 	cfg.ecn_rounds = data[2] % 10;
+	cfg.pushout = data[2] & 0x40;
 	fill = data[2] & 0x80;
 	/* R * bpr stays below 2^60: the core's bids are absolute bytes */
 	cfg.head = data[3] & 0x80 ? (1ULL << 46) - 1 - data[4] :
@@ -103,6 +106,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	seen.queued += m.enqueued;
 	seen.horizon += m.drops_horizon;
 	seen.limit += m.drops_limit;
+	seen.pushed += m.pushed_out;
 	seen.table_full += m.table_full;
 	seen.misplaced += m.misplaced;
 	seen.ecn += m.ecn_marked;
@@ -131,13 +135,15 @@ int main(int argc, char **argv)
 		LLVMFuzzerTestOneInput(buf, len);
 	}
 	printf("ok 1 - fuzz_afq: %lu inputs, invariants held\n", iters);
-	printf("# %llu packets queued, %llu horizon drops, %llu limit drops, %llu table-full, %llu misplaced, %llu ecn, %llu reconfigs, qlen up to %llu\n",
-	       seen.queued, seen.horizon, seen.limit, seen.table_full,
+	printf("# %llu packets queued, %llu horizon drops, %llu limit drops, %llu pushed out, %llu table-full, %llu misplaced, %llu ecn, %llu reconfigs, qlen up to %llu\n",
+	       seen.queued, seen.horizon, seen.limit, seen.pushed,
+	       seen.table_full,
 	       seen.misplaced, seen.ecn, seen.reconfigs, seen.max_qlen);
 	/* A fuzzer that never reaches a path proves nothing about it */
-	if (seen.horizon && seen.limit && seen.table_full && seen.misplaced &&
+	if (seen.horizon && seen.limit && seen.pushed && seen.table_full &&
+	    seen.misplaced &&
 	    seen.ecn && seen.reconfigs && seen.max_qlen > 100)
-		printf("ok 2 - every drop, table-full, misplacement, ecn and reconfig path reached\n");
+		printf("ok 2 - every drop, pushout, table-full, misplacement, ecn and reconfig path reached\n");
 	else
 		printf("not ok 2 - some path never reached\n");
 	printf("1..2\n");

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The per-packet cost part of `make bench`, inside the VM: packets per
+# second through one switch port against the number of concurrent flows
+# (K = 1 .. 10000, BENCH_FLOWS_COUNTS), every packet enqueued and dequeued
+# (under a tbf that never limits).  One shoal-flows sender sends 64-byte
+# UDP datagrams round robin over K sockets as fast as it can, for
+# BENCH_FLOWS_SECONDS; the whole path runs in its context, so its send
+# rate is the rate of the path.  pfifo keeps no per-flow state: the ratio
+# of a qdisc's rate to pfifo's at the same K is its own cost, and a cost
+# that grows with the flows shows as a ratio that falls as K grows (the
+# sender's own cost of many sockets is in both).  BENCH_ROUNDS interleaved
+# runs, the median counts.
+# shellcheck source-path=SCRIPTDIR
+set -u
+
+TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck source=../../tools/testing/lib/topo.sh
+source "$TREE/tools/testing/lib/topo.sh"
+# shellcheck source=../../tools/testing/lib/flows.sh
+source "$TREE/tools/testing/lib/flows.sh"
+
+ROUNDS=${BENCH_ROUNDS:-5}
+SECONDS_RUN=${BENCH_FLOWS_SECONDS:-4}
+COUNTS=${BENCH_FLOWS_COUNTS:-1 100 10000}
+DIR=${VM_OUT:-/tmp}/bench-flows
+FAST="tbf rate 10gbit burst 1m limit 10m"
+QDISCS=("pfifo limit 10000" "fq_codel" "sfq" "fq" "afq limit 10000"
+	"calq limit 10000 rank fq")
+mkdir -p "$DIR"
+
+topo_modules sch_afq sch_calq
+modprobe -a sch_fq_codel sch_fq sch_sfq
+topo_init bflows
+topo_build 1 >/dev/null
+
+# measure K QDISC...: one run; appends "qdisc-name K pps" to the samples
+measure()
+{
+	local k=$1 dir=$DIR/run t0 sent
+
+	shift
+	# shellcheck disable=SC2086	# the spec is a word list
+	if ! ip netns exec "$TOPO_SW" tc qdisc replace dev r0 root handle 1: $FAST ||
+		! ip netns exec "$TOPO_SW" tc qdisc add dev r0 parent 1:1 "$@"; then
+		topo_die "cannot set up $*"
+	fi
+	flows_recv "$dir" --idle-ms 1000 --timeout $((SECONDS_RUN + 60))
+	# time to open K sockets first
+	t0=$(flows_now_plus $((2 + k / 2000)))
+	flows_send 1 --id 1 --flows "$k" --udp 100000000000 --size 64 \
+		--duration "$SECONDS_RUN" --start-at "$t0" 2>"$dir/send.log"
+	flows_wait || topo_log "a flow endpoint failed" >&2
+	sent=$(sed -n 's/.*: sent \([0-9]*\) of .*/\1/p' "$dir/send.log")
+	echo "$1 $k $((${sent:-0} / SECONDS_RUN))" >>"$DIR/samples"
+	ip netns exec "$TOPO_SW" tc qdisc del dev r0 root
+}
+
+: >"$DIR/samples"
+for r in $(seq 1 "$ROUNDS"); do
+	echo "flows round $r of $ROUNDS" >&2
+	for k in $COUNTS; do
+		for ((i = 0; i < ${#QDISCS[@]}; i++)); do
+			# shellcheck disable=SC2086
+			measure "$k" ${QDISCS[(i + r) % ${#QDISCS[@]}]}
+		done
+	done
+done
+
+python3 - "$DIR/samples" "$SECONDS_RUN" "$ROUNDS" <<'PY'
+import statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    q, k, pps = line.split()
+    runs.setdefault((q, int(k)), []).append(int(pps))
+med = {key: statistics.median(v) for key, v in runs.items()}
+ks = sorted({k for _, k in med})
+qs = []
+for q, _ in runs:
+    if q not in qs:
+        qs.append(q)
+qs.sort(key=lambda q: (q != "pfifo", q))
+print()
+print("== per-packet cost against the number of flows: pps with K UDP flows")
+print("   (64-byte payloads, a socket each, round robin), every packet queued")
+print("   (under a tbf that never limits); ratio to pfifo at the same K;")
+print("   %s s a run, median of %s interleaved runs" % (sys.argv[2], sys.argv[3]))
+print("%-10s" % "qdisc" + "".join("%18s" % ("%d flow%s" % (k, "s" if k > 1 else "")) for k in ks))
+for q in qs:
+    cells = []
+    for k in ks:
+        v, base = med.get((q, k), 0), med.get(("pfifo", k), 0)
+        cells.append("%18s" % ("%d %5.2fx" % (v, v / base if base else 0)))
+    print("%-10s" % q + "".join(cells))
+lo, hi = ks[0], ks[-1]
+for q in ("afq", "calq"):
+    if (q, lo) not in med or ("pfifo", hi) not in med or not med[("pfifo", lo)]:
+        continue
+    a = med[(q, lo)] / med[("pfifo", lo)]
+    b = med[(q, hi)] / med[("pfifo", hi)]
+    print("%s per-packet cost, %d flows against %d: %.2fx pfifo against %.2fx "
+          "(goal: does not grow with flows, at least 0.9 of it): %s"
+          % (q, hi, lo, b, a, "met" if b >= 0.9 * a else "NOT met"))
+PY
+echo "Raw results: $DIR/samples"
