@@ -60,6 +60,7 @@ struct trim_pkt {
 	u32 l3len;	/* IP datagram length from its header */
 	u16 l4off;	/* L4 header, from the network header */
 	u16 l4hdr;	/* L4 header length */
+	u16 sport;	/* TCP and UDP only, else 0 */
 	u16 dport;
 	u8 ipver;
 	u8 l4proto;
@@ -154,6 +155,7 @@ static inline enum trim_class trim_parse(const u8 *p, u32 avail, u32 pktlen,
 	pk->l4proto = proto < 0 ? 0 : (u8)proto;
 	pk->l4off = (u16)off;
 	pk->l4hdr = 0;
+	pk->sport = 0;
 	pk->dport = 0;
 	if (proto < 0 || off > pk->l3len || pk->l3len > pktlen)
 		return TRIM_C_ENCAP;
@@ -164,11 +166,13 @@ static inline enum trim_class trim_parse(const u8 *p, u32 avail, u32 pktlen,
 		    trim_get16(p + off + 4) != pk->l3len - off)
 			return TRIM_C_ENCAP;
 		pk->l4hdr = 8;
+		pk->sport = trim_get16(p + off);
 		pk->dport = trim_get16(p + off + 2);
 	} else if (proto == 6) {
 		if (off + 20 > avail)
 			return TRIM_C_ENCAP;
 		pk->l4hdr = (p[off + 12] >> 4) * 4;
+		pk->sport = trim_get16(p + off);
 		pk->dport = trim_get16(p + off + 2);
 		if (pk->l4hdr < 20 || off + pk->l4hdr > pk->l3len)
 			return TRIM_C_ENCAP;

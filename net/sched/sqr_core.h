@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Algorithm core of sch_sqr (SQR, Qu et al.): which packets are protected,
+ * when a held copy has served its time, which copies a failure commits, the
+ * failure/release/fail-back state machine, the fault injector's schedule and
+ * the ring's backstop.  Plain C, no kernel calls: the module and the
+ * userspace unit tests and fuzzers build this file.  Times are u64
+ * nanoseconds of one monotonic clock; they do not wrap.
+ */
+#ifndef _SHOAL_SQR_CORE_H
+#define _SHOAL_SQR_CORE_H
+
+#include "core_types.h"
+#include "trim_core.h"
+
+/* ---- which packets are protected ---- */
+
+enum {
+	SQR_M_DSCP	= 1 << 0,	/* (dscp & dscp_mask) == dscp_val */
+	SQR_M_PROTO	= 1 << 1,	/* IP protocol */
+	SQR_M_PORTS	= 1 << 2,	/* TCP/UDP source or destination in range */
+	SQR_M_MARK	= 1 << 3,	/* (mark & mark_mask) == mark_val */
+};
+
+/* The criteria given must all hold; none given protects every IP packet */
+struct sqr_match {
+	u32 flags;
+	u32 mark_val;
+	u32 mark_mask;
+	u16 port_lo;
+	u16 port_hi;
+	u8 dscp_val;
+	u8 dscp_mask;
+	u8 proto;
+};
+
+/* What the match looks at, from the packet's headers and skb->mark */
+struct sqr_pkt {
+	bool ip;		/* IPv4 or IPv6 with sound headers */
+	bool neigh;		/* ICMPv6 neighbour discovery: never protected */
+	u8 dscp;
+	u8 proto;
+	u16 sport;
+	u16 dport;
+	u32 mark;
+};
+
+/* Parse @avail bytes at the network header (IPv4/IPv6) of a packet with
+ * @pktlen bytes from there on.  A fragment or a packet whose L4 header is
+ * cut short is IP with ports 0: it can match on DSCP, protocol or mark.
+ */
+static inline void sqr_parse(const u8 *p, u32 avail, u32 pktlen, u32 mark,
+			     struct sqr_pkt *pk)
+{
+	struct trim_pkt t = { 0 };
+	enum trim_class c;
+
+	*pk = (struct sqr_pkt){ .mark = mark };
+	c = trim_parse(p, avail, pktlen, &t);
+	if (c == TRIM_C_NONIP || (c == TRIM_C_ENCAP && !t.l4proto))
+		return;
+	if (t.ipver != 4 && t.ipver != 6)
+		return;
+	pk->ip = true;
+	pk->dscp = t.dscp;
+	pk->proto = t.l4proto;
+	if (c == TRIM_C_DATA) {
+		pk->sport = t.sport;
+		pk->dport = t.dport;
+	}
+	/* ICMPv6 types 133-137: router and neighbour discovery, redirect */
+	if (t.ipver == 6 && t.l4proto == 58 && c != TRIM_C_FRAG &&
+	    t.l4off < avail && p[t.l4off] >= 133 && p[t.l4off] <= 137)
+		pk->neigh = true;
+}
+
+static inline bool sqr_protected(const struct sqr_match *m,
+				 const struct sqr_pkt *pk)
+{
+	if (!pk->ip || pk->neigh)
+		return false;
+	if ((m->flags & SQR_M_DSCP) &&
+	    (pk->dscp & m->dscp_mask) != m->dscp_val)
+		return false;
+	if ((m->flags & SQR_M_PROTO) && pk->proto != m->proto)
+		return false;
+	if ((m->flags & SQR_M_PORTS) &&
+	    ((pk->proto != 6 && pk->proto != 17) ||
+	     ((pk->sport < m->port_lo || pk->sport > m->port_hi) &&
+	      (pk->dport < m->port_lo || pk->dport > m->port_hi))))
+		return false;
+	if ((m->flags & SQR_M_MARK) &&
+	    (pk->mark & m->mark_mask) != m->mark_val)
+		return false;
+	return true;
+}
+
+/* ---- the ring: hold, commit, backstop ---- */
+
+/* A copy sent at @tx_ns has been held long enough: had the link failed
+ * before it reached the peer, the failure would have been detected by now.
+ */
+static inline bool sqr_expired(u64 tx_ns, u64 hold_ns, u64 now)
+{
+	return now >= tx_ns && now - tx_ns >= hold_ns;
+}
+
+/* On a failure whose onset is known (injector, heartbeat), a copy sent
+ * more than @guard_ns before the onset got through: resending it would
+ * only make a duplicate.  Unknown onset (@onset_ns 0): every copy counts.
+ */
+static inline bool sqr_commit_copy(u64 tx_ns, u64 onset_ns, u64 guard_ns)
+{
+	return !onset_ns || tx_ns + guard_ns >= onset_ns;
+}
+
+/* Room for one more copy of @len bytes?  A full ring stops caching (the
+ * paper's backstop); it never evicts a copy that may still be needed.
+ */
+static inline bool sqr_ring_room(u32 pkts, u64 bytes, u32 len,
+				 u32 limit_pkts, u64 limit_bytes)
+{
+	return pkts < limit_pkts && bytes + len <= limit_bytes;
+}
+
+/* ---- failure, release and fail-back ---- */
+
+enum sqr_state {
+	SQR_UP,		/* cache copies; new packets on the primary */
+	SQR_FAILED,	/* copies committed; release not yet due */
+	SQR_RELEASING,	/* committed copies, then new packets, to the backup */
+	SQR_FAILBACK,	/* primary healthy again; still diverting a while */
+};
+
+enum sqr_release {
+	SQR_REL_TIMER,		/* reconf after detection (the paper) */
+	SQR_REL_EVENT,		/* when the backup path is usable */
+	SQR_REL_IMMEDIATE,	/* at detection (local rerouting) */
+};
+
+struct sqr_fsm_cfg {
+	u64 reconf_ns;		/* detection to release (TIMER) */
+	u64 max_hold_ns;	/* give up on a release after this */
+	u64 failback_ns;	/* keep diverting after recovery */
+	u8 release;		/* enum sqr_release */
+	bool same_port;		/* the backup is the primary, reconfigured */
+};
+
+struct sqr_fsm {
+	u8 state;		/* enum sqr_state */
+	u64 t_detect;		/* this failure was detected */
+	u64 t_release;		/* TIMER: release due */
+	u64 t_failback;		/* FAILBACK: diverting until */
+};
+
+/* What the caller must do after an event or a step */
+enum {
+	SQR_A_COMMIT	= 1 << 0,	/* move the ring's copies to the fail queue */
+	SQR_A_XMIT	= 1 << 1,	/* send the fail queue on the backup */
+	SQR_A_GIVE_UP	= 1 << 2,	/* drop the fail queue: no path in time */
+};
+
+/* The primary link was seen down at @now.  A new failure commits the
+ * ring; during a release to the same port the release stops again.
+ */
+static inline u32 sqr_fsm_down(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
+			       u64 now)
+{
+	switch (f->state) {
+	case SQR_UP:
+	case SQR_FAILBACK:
+		f->state = SQR_FAILED;
+		f->t_detect = now;
+		f->t_release = c->release == SQR_REL_TIMER ? now + c->reconf_ns :
+							       now;
+		return SQR_A_COMMIT;
+	case SQR_RELEASING:
+		if (c->same_port) {
+			/* nothing may go out of a dead port */
+			f->state = SQR_FAILED;
+			f->t_detect = now;
+			f->t_release = now + (c->release == SQR_REL_TIMER ?
+					      c->reconf_ns : 0);
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* Can the fail queue go out now?  @primary_ok and @backup_ok: the two
+ * devices are up (the same one for a same-port backup).
+ */
+static inline bool sqr_fsm_release_due(const struct sqr_fsm *f,
+				       const struct sqr_fsm_cfg *c, u64 now,
+				       bool primary_ok, bool backup_ok)
+{
+	bool path_ok = c->same_port ? primary_ok : backup_ok;
+
+	if (!path_ok)
+		return false;	/* never release into a dead link */
+	if (c->release == SQR_REL_TIMER)
+		return now >= f->t_release;
+	return true;
+}
+
+/* Advance the state at @now; returns SQR_A_* and sets *@next to when the
+ * next step is due (0: only on an event).
+ */
+static inline u32 sqr_fsm_step(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
+			       u64 now, bool primary_ok, bool backup_ok,
+			       bool failq_empty, u64 *next)
+{
+	*next = 0;
+	switch (f->state) {
+	case SQR_FAILED:
+		if (sqr_fsm_release_due(f, c, now, primary_ok, backup_ok)) {
+			f->state = SQR_RELEASING;
+			return SQR_A_XMIT | sqr_fsm_step(f, c, now, primary_ok,
+							 backup_ok, failq_empty,
+							 next);
+		}
+		if (now - f->t_detect >= c->max_hold_ns) {
+			/* No way out in time: what is held is stale.  Start
+			 * a new window for what comes next.
+			 */
+			f->t_detect = now;
+			f->t_release = now;
+			*next = now + c->max_hold_ns;
+			return SQR_A_GIVE_UP;
+		}
+		*next = f->t_detect + c->max_hold_ns;
+		if (c->release == SQR_REL_TIMER && now < f->t_release)
+			*next = f->t_release;
+		return 0;
+	case SQR_RELEASING:
+		if (!failq_empty || !primary_ok)
+			return 0;	/* the backup carries on */
+		if (c->failback_ns) {
+			f->state = SQR_FAILBACK;
+			f->t_failback = now + c->failback_ns;
+			*next = f->t_failback;
+			return 0;
+		}
+		f->state = SQR_UP;
+		return 0;
+	case SQR_FAILBACK:
+		if (now < f->t_failback) {
+			*next = f->t_failback;
+			return 0;
+		}
+		if (failq_empty)	/* else the drain is the next event */
+			f->state = SQR_UP;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* New packets go to the fail queue, behind the committed copies */
+static inline bool sqr_fsm_diverting(const struct sqr_fsm *f)
+{
+	return f->state != SQR_UP;
+}
+
+/* ---- the fault injector ---- */
+
+/* Outage k (0 <= k < count, count 0 = forever) starts at
+ * start + offset + k * period, is "detected" detect_ns later if that is
+ * before it ends (else the loss goes unnoticed, as with a detector slower
+ * than the outage), and ends len_ns after its start.
+ */
+struct sqr_fault_cfg {
+	u64 offset_ns;
+	u64 period_ns;		/* > len_ns; 0: a single outage */
+	u64 len_ns;		/* > 0 */
+	u64 detect_ns;
+	u32 count;
+};
+
+enum sqr_fault_ev {
+	SQR_F_ONSET,
+	SQR_F_DETECT,
+	SQR_F_END,
+	SQR_F_SKIP,		/* no detection in this outage: go on */
+	SQR_F_NONE,		/* all outages are over */
+};
+
+/* Event @e of the cycle that started at @start: outage e / 3, step e % 3
+ * (onset, detection, end), in time order; its time in *@at.  The caller
+ * walks e = 0, 1, 2, ... so equal times keep their order.
+ */
+static inline enum sqr_fault_ev sqr_fault_event(const struct sqr_fault_cfg *c,
+						u64 start, u64 e, u64 *at)
+{
+	u64 k = core_div64(e, 3), base;
+
+	if ((c->count && k >= c->count) || (!c->period_ns && k))
+		return SQR_F_NONE;
+	base = start + c->offset_ns + k * c->period_ns;
+	switch (e - 3 * k) {
+	case 0:
+		*at = base;
+		return SQR_F_ONSET;
+	case 1:
+		if (c->detect_ns >= c->len_ns)
+			return SQR_F_SKIP;
+		*at = base + c->detect_ns;
+		return SQR_F_DETECT;
+	default:
+		*at = base + c->len_ns;
+		return SQR_F_END;
+	}
+}
+
+/* Is @now inside an outage (a packet sent now is lost on the wire)? */
+static inline bool sqr_fault_blackout(const struct sqr_fault_cfg *c, u64 start,
+				      u64 now)
+{
+	u64 t0 = start + c->offset_ns, k = 0;
+
+	if (now < t0)
+		return false;
+	if (c->period_ns)
+		k = core_div64(now - t0, c->period_ns);
+	if (c->count && k >= c->count)
+		return false;
+	return now - (t0 + k * c->period_ns) < c->len_ns;
+}
+
+#endif /* _SHOAL_SQR_CORE_H */

@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of net/sched/sqr_core.h: parsing and the protection match
+ * (DSCP, protocol, either port, mark; neighbour discovery and non-IP never),
+ * the hold and commit rules, the ring backstop, the failure state machine
+ * in the paper's two deployments (ShareBackup: the same port after a
+ * reconfiguration delay; local rerouting: a backup port at once) and its
+ * edge cases, and the fault injector's schedule.
+ */
+#include <string.h>
+
+#include "sqr_core.h"
+#include "unit.h"
+
+typedef unsigned long long ull;
+
+/* ---- packets ---- */
+
+static u32 ipv4(u8 *p, u8 dscp, u8 proto, u16 sport, u16 dport, u16 frag)
+{
+	u32 len = 20 + (proto == 6 ? 20 : 8) + 10;
+
+	memset(p, 0, 128);
+	p[0] = 0x45;
+	p[1] = (u8)(dscp << 2);
+	p[2] = (u8)(len >> 8);
+	p[3] = (u8)len;
+	p[6] = (u8)(frag >> 8);
+	p[7] = (u8)frag;
+	p[9] = proto;
+	p[20] = (u8)(sport >> 8);
+	p[21] = (u8)sport;
+	p[22] = (u8)(dport >> 8);
+	p[23] = (u8)dport;
+	if (proto == 17) {
+		p[24] = 0;
+		p[25] = (u8)(len - 20);
+	} else if (proto == 6) {
+		p[32] = 5 << 4;
+	}
+	return len;
+}
+
+static u32 ipv6(u8 *p, u8 dscp, u8 proto, u8 l4_first, u16 dport)
+{
+	u32 plen = proto == 6 ? 20 : 8;
+
+	memset(p, 0, 128);
+	p[0] = (u8)(0x60 | (dscp >> 2));
+	p[1] = (u8)((dscp & 3) << 6);
+	p[5] = (u8)plen;
+	p[6] = proto;
+	p[40] = l4_first;
+	p[42] = (u8)(dport >> 8);
+	p[43] = (u8)dport;
+	if (proto == 17)
+		p[45] = (u8)plen;
+	if (proto == 6)
+		p[52] = 5 << 4;
+	return 40 + plen;
+}
+
+static void test_parse(void)
+{
+	struct sqr_pkt pk;
+	u8 p[128];
+	u32 n;
+
+	n = ipv4(p, 46, 17, 40000, 4797, 0);
+	sqr_parse(p, n, n, 7, &pk);
+	CHECK(pk.ip && !pk.neigh && pk.dscp == 46 && pk.proto == 17 &&
+	      pk.sport == 40000 && pk.dport == 4797 && pk.mark == 7,
+	      "IPv4 UDP: dscp %u proto %u ports %u -> %u mark %u", pk.dscp,
+	      pk.proto, pk.sport, pk.dport, pk.mark);
+	n = ipv4(p, 0, 6, 5001, 80, 0);
+	sqr_parse(p, n, n, 0, &pk);
+	CHECK(pk.ip && pk.proto == 6 && pk.sport == 5001 && pk.dport == 80,
+	      "IPv4 TCP: ports %u -> %u", pk.sport, pk.dport);
+	n = ipv4(p, 10, 17, 1, 2, 0x2000);	/* MF: a first fragment */
+	sqr_parse(p, n, n, 0, &pk);
+	CHECK(pk.ip && pk.dscp == 10 && pk.proto == 17 && !pk.sport &&
+	      !pk.dport, "IPv4 fragment: IP, dscp %u, no ports", pk.dscp);
+	n = ipv4(p, 0, 17, 1, 2, 0);
+	sqr_parse(p, 12, n, 0, &pk);
+	CHECK(!pk.ip, "IPv4 header cut at 12 bytes: not IP");
+	n = ipv6(p, 34, 17, 0, 4797);
+	sqr_parse(p, n, n, 0, &pk);
+	CHECK(pk.ip && pk.dscp == 34 && pk.proto == 17 && pk.dport == 4797,
+	      "IPv6 UDP: dscp %u dport %u", pk.dscp, pk.dport);
+	n = ipv6(p, 48, 58, 135, 0);
+	sqr_parse(p, n, n, 0, &pk);
+	CHECK(pk.ip && pk.neigh, "ICMPv6 neighbour solicitation: neighbour discovery");
+	n = ipv6(p, 0, 58, 128, 0);
+	sqr_parse(p, n, n, 0, &pk);
+	CHECK(pk.ip && !pk.neigh, "ICMPv6 echo request: not neighbour discovery");
+	memset(p, 0, sizeof(p));
+	p[0] = 0x00;		/* an ARP payload starts with hardware type 1 */
+	p[1] = 0x01;
+	sqr_parse(p, 28, 28, 0, &pk);
+	CHECK(!pk.ip, "ARP: not IP");
+	sqr_parse(p, 0, 0, 0, &pk);
+	CHECK(!pk.ip, "empty: not IP");
+}
+
+static void test_match(void)
+{
+	struct sqr_match m = { 0 };
+	struct sqr_pkt pk = { .ip = true, .dscp = 46, .proto = 6,
+			      .sport = 5001, .dport = 80, .mark = 0x1234 };
+	struct sqr_pkt nd = { .ip = true, .neigh = true, .proto = 58 };
+	struct sqr_pkt arp = { 0 };
+
+	CHECK(sqr_protected(&m, &pk) && !sqr_protected(&m, &nd) &&
+	      !sqr_protected(&m, &arp),
+	      "no criteria: every IP packet, but never ND or non-IP");
+	m.flags = SQR_M_DSCP;
+	m.dscp_val = 46;
+	m.dscp_mask = 0x3f;
+	CHECK(sqr_protected(&m, &pk), "dscp 46/0x3f matches 46");
+	m.dscp_val = 40;
+	m.dscp_mask = 0x38;
+	CHECK(sqr_protected(&m, &pk), "dscp 40/0x38 (class 5) matches 46");
+	m.dscp_val = 0;
+	CHECK(!sqr_protected(&m, &pk), "dscp 0/0x38 does not match 46");
+
+	m = (struct sqr_match){ .flags = SQR_M_PORTS, .port_lo = 80,
+				.port_hi = 80 };
+	CHECK(sqr_protected(&m, &pk), "port 80 matches the destination");
+	m.port_lo = 5000;
+	m.port_hi = 5010;
+	CHECK(sqr_protected(&m, &pk), "ports 5000-5010 match the source");
+	m.port_lo = 81;
+	m.port_hi = 5000;
+	CHECK(!sqr_protected(&m, &pk), "ports 81-5000 match neither");
+	pk.proto = 132;
+	m.port_lo = 80;
+	m.port_hi = 80;
+	CHECK(!sqr_protected(&m, &pk), "a port range needs TCP or UDP (SCTP: no)");
+	pk.proto = 6;
+
+	m = (struct sqr_match){ .flags = SQR_M_PROTO | SQR_M_MARK, .proto = 6,
+				.mark_val = 0x1200, .mark_mask = 0xff00 };
+	CHECK(sqr_protected(&m, &pk), "TCP and mark 0x1200/0xff00: both hold");
+	pk.mark = 0x2234;
+	CHECK(!sqr_protected(&m, &pk), "... mark 0x2234 fails the second");
+	pk.mark = 0x1234;
+	pk.proto = 17;
+	CHECK(!sqr_protected(&m, &pk), "... UDP fails the first");
+}
+
+static void test_ring_rules(void)
+{
+	CHECK(!sqr_expired(1000, 30, 1029) && sqr_expired(1000, 30, 1030),
+	      "hold 30: held at 29 ns, expired at 30");
+	CHECK(!sqr_expired(1000, 30, 999), "a clock before the send never expires it");
+	CHECK(sqr_expired(1000, 0, 1000), "hold 0: expired at once");
+	CHECK(sqr_commit_copy(100, 0, 5), "unknown onset: every copy is resent");
+	CHECK(!sqr_commit_copy(100, 200, 5) && sqr_commit_copy(195, 200, 5) &&
+	      sqr_commit_copy(300, 200, 5),
+	      "onset 200, guard 5: a copy of 100 got through, 195 and 300 are resent");
+	CHECK(sqr_ring_room(9, 900, 100, 10, 1000) &&
+	      !sqr_ring_room(10, 0, 100, 10, 1000) &&
+	      !sqr_ring_room(0, 901, 100, 10, 1000),
+	      "backstop: 10 packets and 1000 bytes; the 11th or 1001st byte stops caching");
+}
+
+/* ---- the state machine ---- */
+
+static const char *const st_name[] = { "UP", "FAILED", "RELEASING", "FAILBACK" };
+
+static void test_sharebackup(void)
+{
+	struct sqr_fsm_cfg c = { .reconf_ns = 730, .max_hold_ns = 100000,
+				 .release = SQR_REL_TIMER, .same_port = true };
+	struct sqr_fsm f = { 0 };
+	u64 next;
+	u32 a;
+
+	a = sqr_fsm_down(&f, &c, 1030);
+	CHECK(a == SQR_A_COMMIT && f.state == SQR_FAILED && f.t_release == 1760,
+	      "SB': detected at 1030: ring committed, release at 1760 (%llu)",
+	      (ull)f.t_release);
+	CHECK(sqr_fsm_diverting(&f), "SB': new packets wait behind the copies");
+	a = sqr_fsm_down(&f, &c, 1100);
+	CHECK(a == 0 && f.t_release == 1760, "a second detection changes nothing");
+	a = sqr_fsm_step(&f, &c, 1500, true, true, false, &next);
+	CHECK(a == 0 && f.state == SQR_FAILED && next == 1760,
+	      "port back at 1500, before the reconfiguration ends: wait until %llu",
+	      (ull)next);
+	a = sqr_fsm_step(&f, &c, 1760, true, true, false, &next);
+	CHECK(a == SQR_A_XMIT && f.state == SQR_RELEASING,
+	      "at 1760: release, %s", st_name[f.state]);
+	a = sqr_fsm_step(&f, &c, 1800, true, true, true, &next);
+	CHECK(a == 0 && f.state == SQR_UP && !sqr_fsm_diverting(&f),
+	      "fail queue drained, port healthy: %s", st_name[f.state]);
+
+	/* the port is still dead when the reconfiguration should be over */
+	f = (struct sqr_fsm){ 0 };
+	sqr_fsm_down(&f, &c, 0);
+	a = sqr_fsm_step(&f, &c, 730, false, false, false, &next);
+	CHECK(a == 0 && f.state == SQR_FAILED && next == 100000,
+	      "release due but the port is down: hold (next step at %llu)",
+	      (ull)next);
+	a = sqr_fsm_step(&f, &c, 100000, false, false, false, &next);
+	CHECK(a == SQR_A_GIVE_UP && f.state == SQR_FAILED && next == 200000,
+	      "max_hold reached with no path: give up on what is held, new window to %llu",
+	      (ull)next);
+	a = sqr_fsm_step(&f, &c, 150000, true, true, false, &next);
+	CHECK(a == SQR_A_XMIT && f.state == SQR_RELEASING,
+	      "the port comes back later: release what came since");
+
+	/* flapping during the release */
+	a = sqr_fsm_down(&f, &c, 150010);
+	CHECK(a == 0 && f.state == SQR_FAILED && f.t_release == 150740,
+	      "SB' port down again while releasing: hold again until %llu",
+	      (ull)f.t_release);
+}
+
+static void test_local_reroute(void)
+{
+	struct sqr_fsm_cfg c = { .max_hold_ns = 100000,
+				 .release = SQR_REL_IMMEDIATE };
+	struct sqr_fsm f = { 0 };
+	u64 next;
+	u32 a;
+
+	a = sqr_fsm_down(&f, &c, 30);
+	a |= sqr_fsm_step(&f, &c, 30, false, true, false, &next);
+	CHECK(a == (SQR_A_COMMIT | SQR_A_XMIT) && f.state == SQR_RELEASING,
+	      "LRR: detected at 30, committed and sent on the backup at once");
+	a = sqr_fsm_step(&f, &c, 500, false, true, true, &next);
+	CHECK(a == 0 && f.state == SQR_RELEASING && sqr_fsm_diverting(&f),
+	      "primary still down: new packets keep going to the backup");
+	a = sqr_fsm_down(&f, &c, 600);
+	CHECK(a == 0 && f.state == SQR_RELEASING,
+	      "the primary seen down again: the backup carries on");
+	a = sqr_fsm_step(&f, &c, 800, true, true, false, &next);
+	CHECK(f.state == SQR_RELEASING,
+	      "primary back but the fail queue is not empty: no fail-back yet");
+	a = sqr_fsm_step(&f, &c, 810, true, true, true, &next);
+	CHECK(f.state == SQR_UP, "drained and primary back: UP");
+
+	/* the backup is down at detection: wait for it (EVENT-like) */
+	f = (struct sqr_fsm){ 0 };
+	sqr_fsm_down(&f, &c, 0);
+	a = sqr_fsm_step(&f, &c, 0, false, false, false, &next);
+	CHECK(a == 0 && f.state == SQR_FAILED && next == 100000,
+	      "backup down too: hold (never into a dead link)");
+	a = sqr_fsm_step(&f, &c, 40, false, true, false, &next);
+	CHECK(a == SQR_A_XMIT && f.state == SQR_RELEASING,
+	      "backup up at 40: release");
+}
+
+static void test_failback(void)
+{
+	struct sqr_fsm_cfg c = { .max_hold_ns = 100000, .failback_ns = 500,
+				 .release = SQR_REL_EVENT };
+	struct sqr_fsm f = { 0 };
+	u64 next;
+	u32 a;
+
+	sqr_fsm_down(&f, &c, 100);
+	sqr_fsm_step(&f, &c, 100, false, true, false, &next);
+	a = sqr_fsm_step(&f, &c, 1000, true, true, true, &next);
+	CHECK(a == 0 && f.state == SQR_FAILBACK && next == 1500 &&
+	      sqr_fsm_diverting(&f),
+	      "failback 500: still diverting until %llu", (ull)next);
+	a = sqr_fsm_step(&f, &c, 1200, true, true, true, &next);
+	CHECK(f.state == SQR_FAILBACK && next == 1500, "at 1200: still diverting");
+	a = sqr_fsm_down(&f, &c, 1300);
+	CHECK(a == SQR_A_COMMIT && f.state == SQR_FAILED,
+	      "a failure during fail-back is a new failure");
+	sqr_fsm_step(&f, &c, 1300, false, true, false, &next);
+	sqr_fsm_step(&f, &c, 2000, true, true, true, &next);
+	a = sqr_fsm_step(&f, &c, 2500, true, true, true, &next);
+	CHECK(f.state == SQR_UP, "fail-back over at 2500: UP");
+}
+
+/* A random walk of events: the invariants the qdisc relies on */
+static u64 rng = 0x9e3779b97f4a7c15ULL;
+
+static u32 rnd(u32 n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (u32)(rng % n);
+}
+
+static void test_fsm_walk(void)
+{
+	u32 i, commits = 0, xmits = 0, bad = 0, gives = 0, a;
+	struct sqr_fsm_cfg c;
+	struct sqr_fsm f;
+	u64 now = 1, next;
+	bool pri = true, bak = true, empty = true;
+
+	for (i = 0; i < 200000; i++) {
+		if (!(i % 5000)) {
+			c = (struct sqr_fsm_cfg){
+				.reconf_ns = rnd(1000), .max_hold_ns = 1 + rnd(5000),
+				.failback_ns = rnd(2) ? rnd(800) : 0,
+				.release = (u8)rnd(3), .same_port = rnd(2) };
+			f = (struct sqr_fsm){ 0 };
+		}
+		now += rnd(300);
+		switch (rnd(6)) {
+		case 0:
+			pri = false;
+			if (c.same_port)
+				bak = false;
+			a = sqr_fsm_down(&f, &c, now);
+			if (a & ~SQR_A_COMMIT)
+				bad++;
+			commits += !!a;
+			break;
+		case 1:
+			pri = true;
+			if (c.same_port)
+				bak = true;
+			break;
+		case 2:
+			if (!c.same_port)
+				bak = !bak;
+			break;
+		case 3:
+			empty = rnd(2);
+			break;
+		default:
+			a = sqr_fsm_step(&f, &c, now, pri, bak, empty, &next);
+			if ((a & SQR_A_XMIT) && !(c.same_port ? pri : bak))
+				bad++;	/* released into a dead link */
+			if (a & SQR_A_COMMIT)
+				bad++;	/* only a detection commits */
+			if (next && next < now)
+				bad++;	/* a timer in the past */
+			xmits += !!(a & SQR_A_XMIT);
+			gives += !!(a & SQR_A_GIVE_UP);
+			break;
+		}
+		if (f.state > SQR_FAILBACK)
+			bad++;
+	}
+	CHECK(!bad && commits && xmits && gives,
+	      "200000 random events: no release into a dead link, no stray commit or past timer (%u commits, %u releases, %u give-ups)",
+	      commits, xmits, gives);
+}
+
+/* ---- the fault injector ---- */
+
+static void test_fault(void)
+{
+	struct sqr_fault_cfg c = { .offset_ns = 1000, .period_ns = 20000,
+				   .len_ns = 760, .detect_ns = 30, .count = 3 };
+	static const enum sqr_fault_ev kinds[] = {
+		SQR_F_ONSET, SQR_F_DETECT, SQR_F_END };
+	static const u64 at_exp[] = { 1000, 1030, 1760, 21000, 21030, 21760,
+				      41000, 41030, 41760 };
+	bool ok = true;
+	u64 e, at = 0;
+
+	for (e = 0; e < 9; e++)
+		ok &= sqr_fault_event(&c, 0, e, &at) == kinds[e % 3] &&
+		      at == at_exp[e];
+	CHECK(ok && sqr_fault_event(&c, 0, 9, &at) == SQR_F_NONE,
+	      "3 outages of 760 every 20000 from 1000, detected after 30: 9 events, then none");
+	c.detect_ns = 760;
+	CHECK(sqr_fault_event(&c, 0, 4, &at) == SQR_F_SKIP,
+	      "a detection no sooner than the end of the outage never comes");
+	c.period_ns = 0;
+	c.count = 0;
+	CHECK(sqr_fault_event(&c, 5, 2, &at) == SQR_F_END && at == 1765 &&
+	      sqr_fault_event(&c, 5, 3, &at) == SQR_F_NONE,
+	      "period 0: one outage, from 1005 to %llu", (ull)at);
+	c = (struct sqr_fault_cfg){ .offset_ns = 1000, .period_ns = 20000,
+				    .len_ns = 760, .detect_ns = 30, .count = 2 };
+	CHECK(!sqr_fault_blackout(&c, 0, 999) && sqr_fault_blackout(&c, 0, 1000) &&
+	      sqr_fault_blackout(&c, 0, 1759) && !sqr_fault_blackout(&c, 0, 1760) &&
+	      sqr_fault_blackout(&c, 0, 21500) && !sqr_fault_blackout(&c, 0, 41000),
+	      "blackout: [1000, 1760) and [21000, 21760), and not a third time");
+	c.count = 0;
+	CHECK(sqr_fault_blackout(&c, 0, 1000 + 20000ULL * 1000000 + 5),
+	      "count 0: outages go on (the millionth too)");
+}
+
+int main(void)
+{
+	test_parse();
+	test_match();
+	test_ring_rules();
+	test_sharebackup();
+	test_local_reroute();
+	test_failback();
+	test_fsm_walk();
+	test_fault();
+	return unit_done();
+}
