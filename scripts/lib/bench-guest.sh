@@ -39,7 +39,7 @@ measure()
 		topo_die "cannot set up $4"
 	topo_run "$d" 1 4 --idle 1000 --timeout 120 --expect "$COUNT" -- \
 		--count "$COUNT" --size "$size" >/dev/null 2>&1
-	echo "$name $(jget "$d/blast-1.json" pps) $((s_whole + s_trimmed)) $s_trimmed" \
+	echo "$name $(jget "$d/blast-1.json" pps) $((s_whole + s_trimmed)) $s_trimmed ${r:-0}" \
 		>>"$DIR/samples"
 	ip netns exec "$TOPO_SW" tc qdisc del dev r0 root
 }
@@ -100,23 +100,32 @@ done
 
 python3 - "$DIR/samples" "$COUNT" "$ROUNDS" "$half" <<'PY'
 import statistics, sys
-runs = {}
+runs, by_round = {}, {}
 for line in open(sys.argv[1]):
-    name, pps, got, trimmed = line.split()
+    name, pps, got, trimmed, rnd = line.split()
     runs.setdefault(name, []).append((float(pps), int(got), int(trimmed)))
+    by_round[(name, rnd)] = float(pps)
 count, rounds, half = int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 med = {k: statistics.median(p for p, _, _ in v) for k, v in runs.items()}
+def ratio(name, base):
+    """Median over the rounds of name / base measured in the same round:
+    the two ran minutes apart at most, so a slow phase of the host hits
+    both (the rates themselves vary by 20% and more from run to run)."""
+    rs = [p / by_round[(base, r)] for (n, r), p in by_round.items()
+          if n == name and by_round.get((base, r))]
+    return statistics.median(rs) if rs else 0.0
 def row(name, base, note=""):
     v = runs[name]
     lost = sum(count - g for _, g, _ in v) // len(v)
     trimmed = sum(t for _, _, t in v) / (count * len(v))
-    print("%-12s %10.0f %8.2fx %8.0f%% %6d   %s" % (name, med[name], med[name] / med[base],
+    print("%-12s %10.0f %8.2fx %8.0f%% %6d   %s" % (name, med[name], ratio(name, base),
                                                   100 * trimmed, lost, note))
 print("Shoal bench: one sender -> switch netns -> receiver, unshaped veth path,")
 print("%d packets a run, median of %d interleaved runs (QEMU TCG: compare ratios)" % (count, rounds))
 print()
 print("%-12s %10s %9s %9s %6s" % ("qdisc", "pps", "ratio", "trimmed", "lost"))
-print("(pps: median sender rate; lost: packets a run that did not arrive)")
+print("(pps: median sender rate; ratio: median over the rounds of the ratio to the")
+print(" baseline of the same round; lost: packets a run that did not arrive)")
 print("64-byte payloads (the qdisc's per-packet cost):")
 row("pfifo", "pfifo", "pfifo limit 10000 (baseline)")
 row("fq_codel", "pfifo", "fq_codel defaults")
@@ -139,12 +148,12 @@ row("tbf-pfifo", "tbf-pfifo", "pfifo limit 12: drops what does not fit (baseline
 row("tbf-trim", "tbf-pfifo", "trim limit 12: trims it instead (about half)")
 print()
 for a, b, what in (("trim", "pfifo", "at the root"), ("fast-trim", "fast-pfifo", "queued")):
-    r = med[a] / med[b]
+    r = ratio(a, b)
     print("trim, not trimming, %s: %.2fx pfifo (goal: at least 0.90x): %s"
           % (what, r, "met" if r >= 0.9 else "NOT met"))
 for q in ("afq", "calq"):
     for pre, what in (("", "at the root"), ("fast-", "queued")):
-        r = med[pre + q] / med[pre + "fq_codel"]
+        r = ratio(pre + q, pre + "fq_codel")
         print("%s %s: %.2fx fq_codel (goal: at least 1.0x): %s"
               % (q, what, r, "met" if r >= 1.0 else "NOT met"))
 PY
