@@ -567,7 +567,7 @@ static int run_tcp(const struct opts *o, uint64_t t_end)
 static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
 {
 	uint64_t gap = (uint64_t)o->udp_size * 8 * 1000000000ull / o->udp_bps;
-	uint64_t k, horizon = 0, late = 0, now, at = t0;
+	uint64_t k, horizon = 0, late = 0, now = 0, at = t0, first = 0;
 	unsigned short xs[3] = { (unsigned short)o->id, 0x5ca1, 0x1e55 };
 	uint8_t *buf = calloc(1, o->udp_size);
 	int *fds = calloc(o->flows, sizeof(int)), snd = 1 << 20;
@@ -609,16 +609,23 @@ static int run_udp(const struct opts *o, uint64_t t0, uint64_t t_end)
 			if (now > at + UDP_BATCH_NS && now - at > late)
 				late = now - at;
 			horizon = now + UDP_BATCH_NS;
+			if (!k)
+				first = now;
 		}
 		memcpy(buf, &id, 4);
 		send(fds[f], buf, o->udp_size, 0);	/* drops are the point */
 	}
+	/* the time it really sent for: it may start late (opening many
+	 * sockets) and stops at the end of the run
+	 */
+	now = boot_ns();
 	fprintf(stderr,
-		"shoal-flows: udp id %u: sent %llu of %llu datagrams scheduled (%.1f%%), at most %.1f ms late\n",
+		"shoal-flows: udp id %u: sent %llu of %llu datagrams scheduled (%.1f%%), at most %.1f ms late, for %.3f s\n",
 		o->id, (unsigned long long)k,
 		(unsigned long long)((t_end - t0 + gap - 1) / gap),
 		100.0 * (double)k * (double)gap / (double)(t_end - t0),
-		(double)late / 1e6);
+		(double)late / 1e6,
+		(double)((now < t_end ? now : t_end) - (first ? first : now)) / 1e9);
 	for (i = 0; i < o->flows; i++)
 		close(fds[i]);
 	return 0;

@@ -26,8 +26,10 @@ SECONDS_RUN=${BENCH_FLOWS_SECONDS:-4}
 COUNTS=${BENCH_FLOWS_COUNTS:-1 100 10000}
 DIR=${VM_OUT:-/tmp}/bench-flows
 FAST="tbf rate 10gbit burst 1m limit 10m"
-QDISCS=("pfifo limit 10000" "fq_codel" "sfq" "fq" "afq limit 10000"
-	"calq limit 10000 rank fq")
+# "label=spec" entries; BENCH_FLOWS_QDISCS replaces them (";"-separated)
+QDISCS=("pfifo=pfifo limit 10000" "fq_codel=fq_codel" "sfq=sfq" "fq=fq"
+	"afq=afq limit 10000" "calq=calq limit 10000 rank fq")
+[ -n "${BENCH_FLOWS_QDISCS:-}" ] && IFS=';' read -r -a QDISCS <<<"$BENCH_FLOWS_QDISCS"
 mkdir -p "$DIR"
 
 topo_modules sch_afq sch_calq
@@ -48,14 +50,14 @@ port_packets()
 print(next(q["packets"] for q in json.load(sys.stdin) if q["kind"] == "tbf"))'
 }
 
-# measure K QDISC...: one run; appends "qdisc-name K pps round" to the
+# measure K LABEL QDISC...: one run; appends "LABEL K pps round" to the
 # samples, pps being what the switch port sent: a sender faster than the
 # path loses the excess before the port, and counts it as sent
 measure()
 {
-	local k=$1 dir=$DIR/run t0 p0
+	local k=$1 label=$2 dir=$DIR/run t0 p0 secs
 
-	shift
+	shift 2
 	# shellcheck disable=SC2086	# the spec is a word list
 	if ! ip netns exec "$TOPO_SW" tc qdisc replace dev r0 root handle 1: $FAST ||
 		! ip netns exec "$TOPO_SW" tc qdisc add dev r0 parent 1:1 "$@"; then
@@ -69,7 +71,10 @@ measure()
 		--duration "$SECONDS_RUN" --start-at "$t0" 2>"$dir/send.log"
 	wait "${FLOWS_SENDERS[@]}" || topo_log "the sender failed" >&2
 	FLOWS_SENDERS=()
-	echo "$1 $k $((($(port_packets) - p0) / SECONDS_RUN)) $r" >>"$DIR/samples"
+	# over the time it sent: opening 10000 sockets may outlast the lead
+	secs=$(sed -n 's/.* for \([0-9.]*\) s$/\1/p' "$dir/send.log")
+	echo "$label $k $(($(port_packets) - p0)) $r ${secs:-0}" |
+		awk '$5 > 0 { printf "%s %s %d %s\n", $1, $2, $3 / $5, $4 }' >>"$DIR/samples"
 	ip netns exec "$TOPO_SW" tc qdisc del dev r0 root
 }
 
@@ -78,8 +83,9 @@ for r in $(seq 1 "$ROUNDS"); do
 	echo "flows round $r of $ROUNDS" >&2
 	for k in $COUNTS; do
 		for ((i = 0; i < ${#QDISCS[@]}; i++)); do
-			# shellcheck disable=SC2086
-			measure "$k" ${QDISCS[(i + r) % ${#QDISCS[@]}]}
+			q=${QDISCS[(i + r) % ${#QDISCS[@]}]}
+			# shellcheck disable=SC2086	# the spec is a word list
+			measure "$k" "${q%%=*}" ${q#*=}
 		done
 	done
 done
