@@ -160,8 +160,18 @@ enum {
 	SQR_A_GIVE_UP	= 1 << 2,	/* drop the fail queue: no path in time */
 };
 
+/* Enter FAILED at @now: the release is due reconf later (TIMER) or now */
+static inline void sqr_fsm_fail(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
+				u64 now)
+{
+	f->state = SQR_FAILED;
+	f->t_detect = now;
+	f->t_release = now + (c->release == SQR_REL_TIMER ? c->reconf_ns : 0);
+}
+
 /* The primary link was seen down at @now.  A new failure commits the
- * ring; during a release to the same port the release stops again.
+ * ring; during a release to the same port the release stops again
+ * (nothing may go out of a dead port).
  */
 static inline u32 sqr_fsm_down(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 			       u64 now)
@@ -169,19 +179,11 @@ static inline u32 sqr_fsm_down(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 	switch (f->state) {
 	case SQR_UP:
 	case SQR_FAILBACK:
-		f->state = SQR_FAILED;
-		f->t_detect = now;
-		f->t_release = c->release == SQR_REL_TIMER ? now + c->reconf_ns :
-							       now;
+		sqr_fsm_fail(f, c, now);
 		return SQR_A_COMMIT;
 	case SQR_RELEASING:
-		if (c->same_port) {
-			/* nothing may go out of a dead port */
-			f->state = SQR_FAILED;
-			f->t_detect = now;
-			f->t_release = now + (c->release == SQR_REL_TIMER ?
-					      c->reconf_ns : 0);
-		}
+		if (c->same_port)
+			sqr_fsm_fail(f, c, now);
 		return 0;
 	default:
 		return 0;
