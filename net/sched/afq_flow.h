@@ -41,6 +41,33 @@ static inline void afq_flow_addrs(const struct flow_keys *k,
 	}
 }
 
+/* IPv4, the common case, in 16 bytes: siphash_4u32 costs half of what
+ * the 40 bytes of afq_flow_fields do, on every packet.
+ */
+static inline u64 afq_flow_hash_v4(const struct flow_keys *k, u8 mode,
+				   const siphash_key_t *key)
+{
+	u32 src = (__force u32)k->addrs.v4addrs.src;
+	u32 dst = (__force u32)k->addrs.v4addrs.dst;
+	u32 ports = 0, proto = 0;
+
+	switch (mode) {
+	case AFQ_KEY_HOSTS:
+		break;
+	case AFQ_KEY_SRC:
+		dst = 0;
+		break;
+	case AFQ_KEY_DST:
+		src = 0;
+		break;
+	default:
+		ports = (__force u32)k->ports.ports;
+		proto = k->basic.ip_proto;
+		break;
+	}
+	return siphash_4u32(src, dst, ports, proto, key);
+}
+
 /* The 64-bit flow hash of @skb under @mode (enum afq_flow_key) */
 static inline u64 afq_flow_hash(const struct sk_buff *skb, u8 mode,
 				const siphash_key_t *key)
@@ -55,6 +82,8 @@ static inline u64 afq_flow_hash(const struct sk_buff *skb, u8 mode,
 		return siphash_1u32(skb->priority, key);
 	}
 	skb_flow_dissect_flow_keys(skb, &k, 0);
+	if (k.control.addr_type == FLOW_DISSECTOR_KEY_IPV4_ADDRS)
+		return afq_flow_hash_v4(&k, mode, key);
 	f.n_proto = k.basic.n_proto;
 	switch (mode) {
 	case AFQ_KEY_HOSTS:
