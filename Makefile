@@ -14,7 +14,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
 UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
-TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so
+TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
 TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows
 
 BPF_OBJS := tools/bpf/calq_rank.bpf.o

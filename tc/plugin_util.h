@@ -184,7 +184,18 @@ static inline int parse_args(struct pu_req *r, int argc, char **argv)
 	return 0;
 }
 
-/* The attributes given, each in its width, nested in TCA_OPTIONS */
+/* A MAC address kept in the low 48 bits of @v, first byte highest */
+static inline int put_mac(struct nlmsghdr *n, int type, __u64 v)
+{
+	unsigned char mac[6];
+	int i;
+
+	for (i = 0; i < 6; i++)
+		mac[i] = v >> (8 * (5 - i));
+	return addattr_l(n, TC_PLUGIN_MSG_MAX, type, mac, sizeof(mac));
+}
+
+/* The attributes given, each in its width (6: a MAC), in TCA_OPTIONS */
 static inline int put_attrs(const struct pu_req *r, struct nlmsghdr *n)
 {
 	struct rtattr *nest;
@@ -203,6 +214,9 @@ static inline int put_attrs(const struct pu_req *r, struct nlmsghdr *n)
 			break;
 		case 4:
 			err = addattr32(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);
+			break;
+		case 6:
+			err = put_mac(n, type, r->val[type]);
 			break;
 		default:
 			err = addattr64(n, TC_PLUGIN_MSG_MAX, type, r->val[type]);

@@ -284,6 +284,34 @@ static uint64_t count_jumps(const struct sink *s)
 	return jumps;
 }
 
+/*
+ * Packets that arrived after one of their sender with a higher seq: out of
+ * order (a resent copy overtaken by newer packets, say).  Duplicates are
+ * not among the arrivals, so each packet counts once.
+ */
+static uint64_t count_reordered(const struct sink *s)
+{
+	uint32_t *maxseq;
+	uint8_t *seen;
+	uint64_t n = 0;
+	size_t i;
+
+	maxseq = calloc(s->nsenders + 1, sizeof(*maxseq));
+	seen = calloc(s->nsenders + 1, 1);
+	for (i = 0; maxseq && seen && i < s->narr; i++) {
+		const struct arrival *a = &s->arr[i];
+
+		if (seen[a->sender] && a->seq < maxseq[a->sender])
+			n++;
+		else
+			maxseq[a->sender] = a->seq;
+		seen[a->sender] = 1;
+	}
+	free(maxseq);
+	free(seen);
+	return n;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -350,8 +378,9 @@ static int open_capture(const struct opts *o)
 	struct sockaddr_ll sll;
 	int fd, one = 1, ifindex;
 
-	ifindex = (int)if_nametoindex(o->dev);
-	if (!ifindex) {
+	/* "any": every device of the netns (a receiver with two paths) */
+	ifindex = strcmp(o->dev, "any") ? (int)if_nametoindex(o->dev) : 0;
+	if (!ifindex && strcmp(o->dev, "any")) {
 		fprintf(stderr, "shoal-sink: no device '%s'\n", o->dev);
 		return -1;
 	}
@@ -516,7 +545,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: shoal-sink --dev IFACE [options]\n"
 "  -4 | -6            only IPv4 or only IPv6 (default both)\n"
-"  --dev IFACE        interface to capture on\n"
+"  --dev IFACE        interface to capture on (any: all of the netns)\n"
 "  --port P           UDP destination port (default %d)\n"
 "  --expect N         stop after N distinct packets\n"
 "  --idle MS          stop after MS ms without packets, once one came (default 2000)\n"
@@ -613,8 +642,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 static void write_json(FILE *f, const struct opts *o, struct sink *s,
 		       const struct dstats *dw, const struct dstats *dt,
-		       uint64_t jumps, uint64_t cap_drops, uint64_t udp_drops,
-		       double dur, const char *why)
+		       uint64_t jumps, uint64_t reordered, uint64_t cap_drops,
+		       uint64_t udp_drops, double dur, const char *why)
 {
 	struct sender_timing tm[MAX_SENDERS];
 	struct deadline_order dord;
@@ -650,7 +679,8 @@ static void write_json(FILE *f, const struct opts *o, struct sink *s,
 	fprintf(f, " \"capture_drops\": %llu, \"udp_rx\": %llu, \"udp_drops\": %llu,\n",
 		(unsigned long long)cap_drops, (unsigned long long)s->udp_rx,
 		(unsigned long long)udp_drops);
-	fprintf(f, " \"jumps\": %llu,\n \"delay_us\": {\n", (unsigned long long)jumps);
+	fprintf(f, " \"jumps\": %llu, \"reordered\": %llu,\n \"delay_us\": {\n",
+		(unsigned long long)jumps, (unsigned long long)reordered);
 	json_dstats(f, "whole", dw, false);
 	json_dstats(f, "trimmed", dt, true);
 	tm_deadline_order(s->tarr, s->narr, o->order_tol_ns, &dord, tm);
@@ -797,7 +827,7 @@ int main(int argc, char **argv)
 			perror(o.json);
 			return 2;
 		}
-		write_json(f, &o, s, &dw, &dt, jumps, cap_drops, udp_drops,
+		write_json(f, &o, s, &dw, &dt, jumps, count_reordered(s), cap_drops, udp_drops,
 			   (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9, why);
 		if (fclose(f)) {
 			perror(o.json);

@@ -2,7 +2,8 @@
 /*
  * Algorithm core of sch_sqr (SQR, Qu et al.): which packets are protected,
  * when a held copy has served its time, which copies a failure commits, the
- * failure/release/fail-back state machine, the fault injector's schedule and
+ * failure/release/fail-back state machine (states, release modes and
+ * match flags are the uapi's), the fault injector's schedule and
  * the ring's backstop.  Plain C, no kernel calls: the module and the
  * userspace unit tests and fuzzers build this file.  Times are u64
  * nanoseconds of one monotonic clock; they do not wrap.
@@ -12,17 +13,13 @@
 
 #include "core_types.h"
 #include "trim_core.h"
+#include <linux/pkt_sched_shoal.h>
 
 /* ---- which packets are protected ---- */
 
-enum {
-	SQR_M_DSCP	= 1 << 0,	/* (dscp & dscp_mask) == dscp_val */
-	SQR_M_PROTO	= 1 << 1,	/* IP protocol */
-	SQR_M_PORTS	= 1 << 2,	/* TCP/UDP source or destination in range */
-	SQR_M_MARK	= 1 << 3,	/* (mark & mark_mask) == mark_val */
-};
-
-/* The criteria given must all hold; none given protects every IP packet */
+/* The criteria given (SQR_MATCH_* in flags) must all hold; none given
+ * protects every IP packet
+ */
 struct sqr_match {
 	u32 flags;
 	u32 mark_val;
@@ -79,17 +76,17 @@ static inline bool sqr_protected(const struct sqr_match *m,
 {
 	if (!pk->ip || pk->neigh)
 		return false;
-	if ((m->flags & SQR_M_DSCP) &&
+	if ((m->flags & SQR_MATCH_DSCP) &&
 	    (pk->dscp & m->dscp_mask) != m->dscp_val)
 		return false;
-	if ((m->flags & SQR_M_PROTO) && pk->proto != m->proto)
+	if ((m->flags & SQR_MATCH_PROTO) && pk->proto != m->proto)
 		return false;
-	if ((m->flags & SQR_M_PORTS) &&
+	if ((m->flags & SQR_MATCH_PORTS) &&
 	    ((pk->proto != 6 && pk->proto != 17) ||
 	     ((pk->sport < m->port_lo || pk->sport > m->port_hi) &&
 	      (pk->dport < m->port_lo || pk->dport > m->port_hi))))
 		return false;
-	if ((m->flags & SQR_M_MARK) &&
+	if ((m->flags & SQR_MATCH_MARK) &&
 	    (pk->mark & m->mark_mask) != m->mark_val)
 		return false;
 	return true;
@@ -125,24 +122,11 @@ static inline bool sqr_ring_room(u32 pkts, u64 bytes, u32 len,
 
 /* ---- failure, release and fail-back ---- */
 
-enum sqr_state {
-	SQR_UP,		/* cache copies; new packets on the primary */
-	SQR_FAILED,	/* copies committed; release not yet due */
-	SQR_RELEASING,	/* committed copies, then new packets, to the backup */
-	SQR_FAILBACK,	/* primary healthy again; still diverting a while */
-};
-
-enum sqr_release {
-	SQR_REL_TIMER,		/* reconf after detection (the paper) */
-	SQR_REL_EVENT,		/* when the backup path is usable */
-	SQR_REL_IMMEDIATE,	/* at detection (local rerouting) */
-};
-
 struct sqr_fsm_cfg {
 	u64 reconf_ns;		/* detection to release (TIMER) */
 	u64 max_hold_ns;	/* give up on a release after this */
 	u64 failback_ns;	/* keep diverting after recovery */
-	u8 release;		/* enum sqr_release */
+	u8 release;		/* enum sqr_release_mode */
 	bool same_port;		/* the backup is the primary, reconfigured */
 };
 
@@ -164,9 +148,9 @@ enum {
 static inline void sqr_fsm_fail(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 				u64 now)
 {
-	f->state = SQR_FAILED;
+	f->state = SQR_STATE_FAILED;
 	f->t_detect = now;
-	f->t_release = now + (c->release == SQR_REL_TIMER ? c->reconf_ns : 0);
+	f->t_release = now + (c->release == SQR_RELEASE_TIMER ? c->reconf_ns : 0);
 }
 
 /* The primary link was seen down at @now.  A new failure commits the
@@ -177,11 +161,11 @@ static inline u32 sqr_fsm_down(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 			       u64 now)
 {
 	switch (f->state) {
-	case SQR_UP:
-	case SQR_FAILBACK:
+	case SQR_STATE_UP:
+	case SQR_STATE_FAILBACK:
 		sqr_fsm_fail(f, c, now);
 		return SQR_A_COMMIT;
-	case SQR_RELEASING:
+	case SQR_STATE_RELEASING:
 		if (c->same_port)
 			sqr_fsm_fail(f, c, now);
 		return 0;
@@ -201,7 +185,7 @@ static inline bool sqr_fsm_release_due(const struct sqr_fsm *f,
 
 	if (!path_ok)
 		return false;	/* never release into a dead link */
-	if (c->release == SQR_REL_TIMER)
+	if (c->release == SQR_RELEASE_TIMER)
 		return now >= f->t_release;
 	return true;
 }
@@ -215,9 +199,9 @@ static inline u32 sqr_fsm_step(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 {
 	*next = 0;
 	switch (f->state) {
-	case SQR_FAILED:
+	case SQR_STATE_FAILED:
 		if (sqr_fsm_release_due(f, c, now, primary_ok, backup_ok)) {
-			f->state = SQR_RELEASING;
+			f->state = SQR_STATE_RELEASING;
 			return SQR_A_XMIT | sqr_fsm_step(f, c, now, primary_ok,
 							 backup_ok, failq_empty,
 							 next);
@@ -232,27 +216,27 @@ static inline u32 sqr_fsm_step(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 			return SQR_A_GIVE_UP;
 		}
 		*next = f->t_detect + c->max_hold_ns;
-		if (c->release == SQR_REL_TIMER && now < f->t_release)
+		if (c->release == SQR_RELEASE_TIMER && now < f->t_release)
 			*next = f->t_release;
 		return 0;
-	case SQR_RELEASING:
+	case SQR_STATE_RELEASING:
 		if (!failq_empty || !primary_ok)
 			return 0;	/* the backup carries on */
 		if (c->failback_ns) {
-			f->state = SQR_FAILBACK;
+			f->state = SQR_STATE_FAILBACK;
 			f->t_failback = now + c->failback_ns;
 			*next = f->t_failback;
 			return 0;
 		}
-		f->state = SQR_UP;
+		f->state = SQR_STATE_UP;
 		return 0;
-	case SQR_FAILBACK:
+	case SQR_STATE_FAILBACK:
 		if (now < f->t_failback) {
 			*next = f->t_failback;
 			return 0;
 		}
 		if (failq_empty)	/* else the drain is the next event */
-			f->state = SQR_UP;
+			f->state = SQR_STATE_UP;
 		return 0;
 	default:
 		return 0;
@@ -262,15 +246,16 @@ static inline u32 sqr_fsm_step(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 /* New packets go to the fail queue, behind the committed copies */
 static inline bool sqr_fsm_diverting(const struct sqr_fsm *f)
 {
-	return f->state != SQR_UP;
+	return f->state != SQR_STATE_UP;
 }
 
 /* ---- the fault injector ---- */
 
 /* Outage k (0 <= k < count, count 0 = forever) starts at
  * start + offset + k * period, is "detected" detect_ns later if that is
- * before it ends (else the loss goes unnoticed, as with a detector slower
- * than the outage), and ends len_ns after its start.
+ * no later than its end (an outage as long as the detection bound is still
+ * found, at its last moment; a longer bound misses it, as a detector
+ * slower than the outage would), and ends len_ns after its start.
  */
 struct sqr_fault_cfg {
 	u64 offset_ns;
@@ -305,7 +290,7 @@ static inline enum sqr_fault_ev sqr_fault_event(const struct sqr_fault_cfg *c,
 		*at = base;
 		return SQR_F_ONSET;
 	case 1:
-		if (c->detect_ns >= c->len_ns)
+		if (c->detect_ns > c->len_ns)
 			return SQR_F_SKIP;
 		*at = base + c->detect_ns;
 		return SQR_F_DETECT;

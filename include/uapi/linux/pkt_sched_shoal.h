@@ -281,4 +281,112 @@ struct tc_calq_xstats {
 	 */
 };
 
+/* ---- sqr: delayed-retransmit ring for link failures (SQR) ---- */
+
+enum {
+	TCA_SQR_UNSPEC,
+	TCA_SQR_PAD,
+	TCA_SQR_HOLD,		/* u32: us a sent copy is held; 0 = no copies */
+	TCA_SQR_RING_BYTES,	/* u32: backstop, bytes of copies held (1..) */
+	TCA_SQR_RING_PKTS,	/* u32: backstop, copies held (1..) */
+	TCA_SQR_BACKUP,		/* u32: backup ifindex; 0 = the same port */
+	TCA_SQR_BACKUP_DMAC,	/* binary[6]: the next hop's address there */
+	TCA_SQR_RECONF,		/* u32: us from detection to the release */
+	TCA_SQR_RELEASE,	/* u8: enum sqr_release_mode */
+	TCA_SQR_MAX_HOLD,	/* u32: us after detection to give up */
+	TCA_SQR_FAILBACK,	/* u32: us to keep diverting after recovery */
+	TCA_SQR_DIVERT,		/* u8: 1 = new packets follow the copies */
+	TCA_SQR_DETECT,		/* u32: SQR_DETECT_* */
+	TCA_SQR_POLL,		/* u32: us between carrier polls */
+	TCA_SQR_DEDUP_GUARD,	/* u32: us, see SQR_DEF_DEDUP_GUARD */
+	TCA_SQR_MATCH,		/* u32: SQR_MATCH_* in force; 0 = every IP packet */
+	TCA_SQR_DSCP,		/* u8: DSCP value, adds SQR_MATCH_DSCP */
+	TCA_SQR_DSCP_MASK,	/* u8: DSCP bits compared */
+	TCA_SQR_PROTO,		/* u8: IP protocol, adds SQR_MATCH_PROTO */
+	TCA_SQR_PORT_MIN,	/* u16: TCP/UDP port range, adds SQR_MATCH_PORTS */
+	TCA_SQR_PORT_MAX,	/* u16 */
+	TCA_SQR_MARK,		/* u32: skb->mark value, adds SQR_MATCH_MARK */
+	TCA_SQR_MARK_MASK,	/* u32 */
+	TCA_SQR_FORCE,		/* u8: enum sqr_force (not dumped) */
+	TCA_SQR_FAULT_LEN,	/* u32: us an injected outage lasts; 0 = off */
+	TCA_SQR_FAULT_PERIOD,	/* u32: us between outage starts; 0 = one */
+	TCA_SQR_FAULT_DETECT,	/* u32: us from an outage's start to detection */
+	TCA_SQR_FAULT_COUNT,	/* u32: outages; 0 = until changed */
+	TCA_SQR_FAULT_OFFSET,	/* u32: us from the change to the first */
+	__TCA_SQR_MAX
+};
+
+#define TCA_SQR_MAX (__TCA_SQR_MAX - 1)
+
+enum sqr_release_mode {
+	SQR_RELEASE_TIMER,	/* reconf after detection (the paper) */
+	SQR_RELEASE_EVENT,	/* as soon as the backup path is up */
+	SQR_RELEASE_IMMEDIATE,	/* at detection (local rerouting) */
+	__SQR_RELEASE_MAX
+};
+
+enum sqr_force {
+	SQR_FORCE_NONE,
+	SQR_FORCE_DOWN,		/* an external detector saw the link fail */
+	SQR_FORCE_UP,		/* ... and come back */
+	__SQR_FORCE_MAX
+};
+
+#define SQR_DETECT_CARRIER	(1U << 0)	/* poll the carrier from a timer */
+#define SQR_DETECT_NOTIFIER	(1U << 1)	/* device events: down, carrier */
+#define SQR_DETECT_MASK		(SQR_DETECT_CARRIER | SQR_DETECT_NOTIFIER)
+
+#define SQR_MATCH_DSCP		(1U << 0)
+#define SQR_MATCH_PROTO		(1U << 1)
+#define SQR_MATCH_PORTS		(1U << 2)
+#define SQR_MATCH_MARK		(1U << 3)
+#define SQR_MATCH_MASK		(SQR_MATCH_DSCP | SQR_MATCH_PROTO | \
+				 SQR_MATCH_PORTS | SQR_MATCH_MARK)
+
+#define SQR_DEF_HOLD		1000		/* us */
+#define SQR_DEF_RING_BYTES	(4U << 20)
+#define SQR_DEF_RING_PKTS	8192
+#define SQR_DEF_MAX_HOLD	100000		/* us */
+#define SQR_DEF_POLL		100		/* us */
+#define SQR_DEF_DEDUP_GUARD	5		/* us */
+#define SQR_MAX_TIME		1000000		/* us: hold, reconf, poll, ... */
+
+enum sqr_state {
+	SQR_STATE_UP,		/* copies held, packets on the primary */
+	SQR_STATE_FAILED,	/* copies committed, release not yet due */
+	SQR_STATE_RELEASING,	/* copies, then new packets, on the backup */
+	SQR_STATE_FAILBACK,	/* primary back, still diverting a while */
+};
+
+struct tc_sqr_xstats {
+	__u64 cached;		/* copies taken of protected packets sent */
+	__u64 cached_bytes;
+	__u64 expired;		/* copies freed after hold, link still up */
+	__u64 backstop;		/* protected packets not copied: ring full */
+	__u64 clone_fail;	/* ... or no memory for the copy */
+	__u64 unprotected;	/* packets sent that match no criterion */
+	__u64 failures;		/* failures detected */
+	__u64 committed;	/* copies committed to be resent */
+	__u64 dup_avoided;	/* copies sent before a known onset, freed */
+	__u64 resent;		/* committed copies handed to the backup path */
+	__u64 resent_bytes;
+	__u64 diverted;		/* newer packets sent after them */
+	__u64 xmit_errors;	/* the backup device refused a packet */
+	__u64 gave_up;		/* held packets dropped: no path in max_hold */
+	__u64 failq_drops;	/* arrivals dropped: the fail queue was full */
+	__u64 fault_outages;	/* outages the injector opened */
+	__u64 fault_drops;	/* packets it dropped on the "wire" */
+	__u64 lost;		/* of those, neither copied nor resent */
+	__u64 detect_latency_last;	/* ns, onset to detection (known onset) */
+	__u64 detect_latency_max;
+	__u64 recovery_last;	/* ns, detection to the held packets sent */
+	__u64 ring_peak_bytes;
+	__u32 ring_pkts;	/* copies held now */
+	__u32 ring_bytes;
+	__u32 ring_peak_pkts;
+	__u32 failq_pkts;	/* committed and diverted packets waiting */
+	__u32 state;		/* enum sqr_state */
+	__u32 backup_ok;	/* 1: the backup path is usable now */
+};
+
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

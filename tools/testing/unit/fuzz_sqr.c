@@ -96,7 +96,7 @@ static void fuzz_fsm(const uint8_t *d, size_t size)
 				abort();
 			break;
 		}
-		if (f.state > SQR_FAILBACK)
+		if (f.state > SQR_STATE_FAILBACK)
 			abort();
 	}
 }
@@ -137,7 +137,7 @@ static void fuzz_fault(const uint8_t *d, size_t size)
 			    sqr_fault_blackout(&c, start, at) ||
 			    !sqr_fault_blackout(&c, start, at - 1))
 				abort();
-		} else if (at - onset >= c.len_ns) {
+		} else if (at - onset > c.len_ns) {
 			abort();	/* a detection after the end */
 		}
 	}

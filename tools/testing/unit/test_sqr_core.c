@@ -113,7 +113,7 @@ static void test_match(void)
 	CHECK(sqr_protected(&m, &pk) && !sqr_protected(&m, &nd) &&
 	      !sqr_protected(&m, &arp),
 	      "no criteria: every IP packet, but never ND or non-IP");
-	m.flags = SQR_M_DSCP;
+	m.flags = SQR_MATCH_DSCP;
 	m.dscp_val = 46;
 	m.dscp_mask = 0x3f;
 	CHECK(sqr_protected(&m, &pk), "dscp 46/0x3f matches 46");
@@ -123,7 +123,7 @@ static void test_match(void)
 	m.dscp_val = 0;
 	CHECK(!sqr_protected(&m, &pk), "dscp 0/0x38 does not match 46");
 
-	m = (struct sqr_match){ .flags = SQR_M_PORTS, .port_lo = 80,
+	m = (struct sqr_match){ .flags = SQR_MATCH_PORTS, .port_lo = 80,
 				.port_hi = 80 };
 	CHECK(sqr_protected(&m, &pk), "port 80 matches the destination");
 	m.port_lo = 5000;
@@ -138,7 +138,7 @@ static void test_match(void)
 	CHECK(!sqr_protected(&m, &pk), "a port range needs TCP or UDP (SCTP: no)");
 	pk.proto = 6;
 
-	m = (struct sqr_match){ .flags = SQR_M_PROTO | SQR_M_MARK, .proto = 6,
+	m = (struct sqr_match){ .flags = SQR_MATCH_PROTO | SQR_MATCH_MARK, .proto = 6,
 				.mark_val = 0x1200, .mark_mask = 0xff00 };
 	CHECK(sqr_protected(&m, &pk), "TCP and mark 0x1200/0xff00: both hold");
 	pk.mark = 0x2234;
@@ -171,47 +171,47 @@ static const char *const st_name[] = { "UP", "FAILED", "RELEASING", "FAILBACK" }
 static void test_sharebackup(void)
 {
 	struct sqr_fsm_cfg c = { .reconf_ns = 730, .max_hold_ns = 100000,
-				 .release = SQR_REL_TIMER, .same_port = true };
+				 .release = SQR_RELEASE_TIMER, .same_port = true };
 	struct sqr_fsm f = { 0 };
 	u64 next;
 	u32 a;
 
 	a = sqr_fsm_down(&f, &c, 1030);
-	CHECK(a == SQR_A_COMMIT && f.state == SQR_FAILED && f.t_release == 1760,
+	CHECK(a == SQR_A_COMMIT && f.state == SQR_STATE_FAILED && f.t_release == 1760,
 	      "SB': detected at 1030: ring committed, release at 1760 (%llu)",
 	      (ull)f.t_release);
 	CHECK(sqr_fsm_diverting(&f), "SB': new packets wait behind the copies");
 	a = sqr_fsm_down(&f, &c, 1100);
 	CHECK(a == 0 && f.t_release == 1760, "a second detection changes nothing");
 	a = sqr_fsm_step(&f, &c, 1500, true, true, false, &next);
-	CHECK(a == 0 && f.state == SQR_FAILED && next == 1760,
+	CHECK(a == 0 && f.state == SQR_STATE_FAILED && next == 1760,
 	      "port back at 1500, before the reconfiguration ends: wait until %llu",
 	      (ull)next);
 	a = sqr_fsm_step(&f, &c, 1760, true, true, false, &next);
-	CHECK(a == SQR_A_XMIT && f.state == SQR_RELEASING,
+	CHECK(a == SQR_A_XMIT && f.state == SQR_STATE_RELEASING,
 	      "at 1760: release, %s", st_name[f.state]);
 	a = sqr_fsm_step(&f, &c, 1800, true, true, true, &next);
-	CHECK(a == 0 && f.state == SQR_UP && !sqr_fsm_diverting(&f),
+	CHECK(a == 0 && f.state == SQR_STATE_UP && !sqr_fsm_diverting(&f),
 	      "fail queue drained, port healthy: %s", st_name[f.state]);
 
 	/* the port is still dead when the reconfiguration should be over */
 	f = (struct sqr_fsm){ 0 };
 	sqr_fsm_down(&f, &c, 0);
 	a = sqr_fsm_step(&f, &c, 730, false, false, false, &next);
-	CHECK(a == 0 && f.state == SQR_FAILED && next == 100000,
+	CHECK(a == 0 && f.state == SQR_STATE_FAILED && next == 100000,
 	      "release due but the port is down: hold (next step at %llu)",
 	      (ull)next);
 	a = sqr_fsm_step(&f, &c, 100000, false, false, false, &next);
-	CHECK(a == SQR_A_GIVE_UP && f.state == SQR_FAILED && next == 200000,
+	CHECK(a == SQR_A_GIVE_UP && f.state == SQR_STATE_FAILED && next == 200000,
 	      "max_hold reached with no path: give up on what is held, new window to %llu",
 	      (ull)next);
 	a = sqr_fsm_step(&f, &c, 150000, true, true, false, &next);
-	CHECK(a == SQR_A_XMIT && f.state == SQR_RELEASING,
+	CHECK(a == SQR_A_XMIT && f.state == SQR_STATE_RELEASING,
 	      "the port comes back later: release what came since");
 
 	/* flapping during the release */
 	a = sqr_fsm_down(&f, &c, 150010);
-	CHECK(a == 0 && f.state == SQR_FAILED && f.t_release == 150740,
+	CHECK(a == 0 && f.state == SQR_STATE_FAILED && f.t_release == 150740,
 	      "SB' port down again while releasing: hold again until %llu",
 	      (ull)f.t_release);
 }
@@ -219,42 +219,42 @@ static void test_sharebackup(void)
 static void test_local_reroute(void)
 {
 	struct sqr_fsm_cfg c = { .max_hold_ns = 100000,
-				 .release = SQR_REL_IMMEDIATE };
+				 .release = SQR_RELEASE_IMMEDIATE };
 	struct sqr_fsm f = { 0 };
 	u64 next;
 	u32 a;
 
 	a = sqr_fsm_down(&f, &c, 30);
 	a |= sqr_fsm_step(&f, &c, 30, false, true, false, &next);
-	CHECK(a == (SQR_A_COMMIT | SQR_A_XMIT) && f.state == SQR_RELEASING,
+	CHECK(a == (SQR_A_COMMIT | SQR_A_XMIT) && f.state == SQR_STATE_RELEASING,
 	      "LRR: detected at 30, committed and sent on the backup at once");
 	a = sqr_fsm_step(&f, &c, 500, false, true, true, &next);
-	CHECK(a == 0 && f.state == SQR_RELEASING && sqr_fsm_diverting(&f),
+	CHECK(a == 0 && f.state == SQR_STATE_RELEASING && sqr_fsm_diverting(&f),
 	      "primary still down: new packets keep going to the backup");
 	a = sqr_fsm_down(&f, &c, 600);
-	CHECK(a == 0 && f.state == SQR_RELEASING,
+	CHECK(a == 0 && f.state == SQR_STATE_RELEASING,
 	      "the primary seen down again: the backup carries on");
 	a = sqr_fsm_step(&f, &c, 800, true, true, false, &next);
-	CHECK(f.state == SQR_RELEASING,
+	CHECK(f.state == SQR_STATE_RELEASING,
 	      "primary back but the fail queue is not empty: no fail-back yet");
 	a = sqr_fsm_step(&f, &c, 810, true, true, true, &next);
-	CHECK(f.state == SQR_UP, "drained and primary back: UP");
+	CHECK(f.state == SQR_STATE_UP, "drained and primary back: UP");
 
 	/* the backup is down at detection: wait for it (EVENT-like) */
 	f = (struct sqr_fsm){ 0 };
 	sqr_fsm_down(&f, &c, 0);
 	a = sqr_fsm_step(&f, &c, 0, false, false, false, &next);
-	CHECK(a == 0 && f.state == SQR_FAILED && next == 100000,
+	CHECK(a == 0 && f.state == SQR_STATE_FAILED && next == 100000,
 	      "backup down too: hold (never into a dead link)");
 	a = sqr_fsm_step(&f, &c, 40, false, true, false, &next);
-	CHECK(a == SQR_A_XMIT && f.state == SQR_RELEASING,
+	CHECK(a == SQR_A_XMIT && f.state == SQR_STATE_RELEASING,
 	      "backup up at 40: release");
 }
 
 static void test_failback(void)
 {
 	struct sqr_fsm_cfg c = { .max_hold_ns = 100000, .failback_ns = 500,
-				 .release = SQR_REL_EVENT };
+				 .release = SQR_RELEASE_EVENT };
 	struct sqr_fsm f = { 0 };
 	u64 next;
 	u32 a;
@@ -262,18 +262,18 @@ static void test_failback(void)
 	sqr_fsm_down(&f, &c, 100);
 	sqr_fsm_step(&f, &c, 100, false, true, false, &next);
 	a = sqr_fsm_step(&f, &c, 1000, true, true, true, &next);
-	CHECK(a == 0 && f.state == SQR_FAILBACK && next == 1500 &&
+	CHECK(a == 0 && f.state == SQR_STATE_FAILBACK && next == 1500 &&
 	      sqr_fsm_diverting(&f),
 	      "failback 500: still diverting until %llu", (ull)next);
 	a = sqr_fsm_step(&f, &c, 1200, true, true, true, &next);
-	CHECK(f.state == SQR_FAILBACK && next == 1500, "at 1200: still diverting");
+	CHECK(f.state == SQR_STATE_FAILBACK && next == 1500, "at 1200: still diverting");
 	a = sqr_fsm_down(&f, &c, 1300);
-	CHECK(a == SQR_A_COMMIT && f.state == SQR_FAILED,
+	CHECK(a == SQR_A_COMMIT && f.state == SQR_STATE_FAILED,
 	      "a failure during fail-back is a new failure");
 	sqr_fsm_step(&f, &c, 1300, false, true, false, &next);
 	sqr_fsm_step(&f, &c, 2000, true, true, true, &next);
 	a = sqr_fsm_step(&f, &c, 2500, true, true, true, &next);
-	CHECK(f.state == SQR_UP, "fail-back over at 2500: UP");
+	CHECK(f.state == SQR_STATE_UP, "fail-back over at 2500: UP");
 }
 
 /* A random walk of events: the invariants the qdisc relies on */
@@ -338,7 +338,7 @@ static void test_fsm_walk(void)
 			gives += !!(a & SQR_A_GIVE_UP);
 			break;
 		}
-		if (f.state > SQR_FAILBACK)
+		if (f.state > SQR_STATE_FAILBACK)
 			bad++;
 	}
 	CHECK(!bad && commits && xmits && gives,
@@ -365,8 +365,11 @@ static void test_fault(void)
 	CHECK(ok && sqr_fault_event(&c, 0, 9, &at) == SQR_F_NONE,
 	      "3 outages of 760 every 20000 from 1000, detected after 30: 9 events, then none");
 	c.detect_ns = 760;
+	CHECK(sqr_fault_event(&c, 0, 4, &at) == SQR_F_DETECT && at == 21760,
+	      "a detection at the very end of the outage still comes, before the end");
+	c.detect_ns = 761;
 	CHECK(sqr_fault_event(&c, 0, 4, &at) == SQR_F_SKIP,
-	      "a detection no sooner than the end of the outage never comes");
+	      "a detection later than the end of the outage never comes");
 	c.period_ns = 0;
 	c.count = 0;
 	CHECK(sqr_fault_event(&c, 5, 2, &at) == SQR_F_END && at == 1765 &&

@@ -1,0 +1,1211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_sqr: in-network loss recovery from link failures (Qu et al., "SQR:
+ * In-network Packet Loss Recovery from Link Failures for Highly Reliable
+ * Datacenter Networks").
+ *
+ * The root qdisc of a port keeps a copy (skb_clone) of every protected
+ * packet it sends for `hold`, the bound on failure detection.  A copy that
+ * has served its time is freed.  When the link is found down (carrier
+ * poll, device events, an external verdict or the fault injector) the
+ * copies still held are committed to the fail queue and resent, in order
+ * and before anything newer, on the backup: another device with the
+ * Ethernet addresses rewritten, or the same port once it is back
+ * (ShareBackup's reconfiguration).  The state machine, the match and the
+ * injector's schedule are pure C in sqr_core.h, shared with the unit tests.
+ * See Documentation/sch_sqr.md.
+ *
+ * Linux tears a port's qdisc down on carrier loss: dev_deactivate()
+ * attaches noop_qdisc and resets ours under its lock.  So the ring and
+ * the fail queue are not counted in sch->q.qlen (qdisc_reset() zeroes it),
+ * a reset with the device down keeps them, and everything that must
+ * happen while the port is detached runs from our own timer.
+ *
+ * Locking: sqr is always the root qdisc, so its root lock is its own
+ * qdisc_lock(sch), from init on (sch_tree_lock() would take the lock of
+ * the qdisc it replaces until the graft).  enqueue, dequeue, peek and
+ * reset run under it in BH context.  The timer is a soft hrtimer (softirq
+ * context); it takes the lock, takes the packets to send on another device
+ * off the fail queue, drops the lock and only then calls dev_queue_xmit()
+ * (never under a qdisc lock), holding a reference on that device while it
+ * does.  init, change, dump and destroy run under RTNL; change applies a
+ * checked configuration under the lock, and init arms the timer only once
+ * the child exists.  The list of instances, which the netdevice notifier
+ * walks, is guarded by sqr_list_lock (a mutex: the notifier and
+ * init/destroy run in process context); the notifier takes an instance's
+ * lock inside it.  q->backup is written under RTNL and the lock, so either
+ * holder may read it.  dump_stats takes the lock to copy the counters.
+ *
+ * Objects: every skb held in the ring or the fail queue is counted in
+ * sqr_held_skbs, exported read-only as /sys/module/sch_sqr/parameters/
+ * held_skbs, so a test can see that none is leaked.
+ */
+
+#include <linux/etherdevice.h>
+#include <linux/hrtimer.h>
+#include <linux/if_arp.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <net/dst.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/sch_generic.h>
+#include <linux/pkt_sched_shoal.h>
+
+#include "sqr_core.h"
+
+#define SQR_PARSE_BYTES		128	/* headers the match looks at */
+
+struct sqr_settings {
+	u64 hold_ns;		/* 0: no copies, a plain pass-through */
+	u64 poll_ns;
+	u64 guard_ns;
+	u32 ring_bytes;
+	u32 ring_pkts;
+	u32 backup_ifindex;	/* 0: the same port */
+	u32 detect;		/* SQR_DETECT_* */
+	u8 dmac[ETH_ALEN];
+	u8 divert;
+	struct sqr_match match;
+	struct sqr_fsm_cfg fsm;
+	struct sqr_fault_cfg fault;	/* len_ns 0: injector off */
+};
+
+struct sqr_sched_data {
+	struct sqr_settings set;
+	struct Qdisc *sch;
+	struct Qdisc *child;
+	struct sk_buff_head ring;	/* copies, oldest first */
+	struct sk_buff_head failq;	/* committed copies, then diverted */
+	u64 ring_bytes;
+	struct sqr_fsm fsm;
+	struct net_device *backup;	/* NULL: same port, or it went away */
+	netdevice_tracker backup_tracker;
+	struct hrtimer timer;		/* expiry, poll, release, injector */
+	u64 timer_at;			/* when it is armed for; 0: not */
+	bool forced_down;		/* TCA_SQR_FORCE down in force */
+	/* the fault injector */
+	u64 fault_start;		/* the change that armed it */
+	u64 fault_e;			/* next event, see sqr_fault_event() */
+	u64 fault_onset;		/* start of the outage under way */
+	bool fault_down;		/* ... and it has been detected */
+	struct list_head node;		/* in sqr_instances */
+	struct tc_sqr_xstats st;
+};
+
+/* What a held skb carries in its qdisc cb */
+struct sqr_cb {
+	u64 tx_ns;		/* a copy: when its original was sent */
+	u8 copy;		/* a copy, not a diverted original */
+	u8 wire_lost;		/* the injector dropped its original */
+} __packed;
+
+static struct sqr_cb *sqr_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct sqr_cb));
+	return (struct sqr_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static atomic_long_t sqr_held_skbs = ATOMIC_LONG_INIT(0);
+static LIST_HEAD(sqr_instances);
+static DEFINE_MUTEX(sqr_list_lock);
+
+static int sqr_held_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&sqr_held_skbs));
+}
+
+static const struct kernel_param_ops sqr_held_ops = {
+	.get = sqr_held_get,
+};
+
+module_param_cb(held_skbs, &sqr_held_ops, NULL, 0444);
+MODULE_PARM_DESC(held_skbs, "skbs held in rings and fail queues, all instances");
+
+/* ---- the ring and the fail queue ---- */
+
+static void sqr_hold(struct sk_buff_head *list, struct sk_buff *skb)
+{
+	__skb_queue_tail(list, skb);
+	atomic_long_inc(&sqr_held_skbs);
+}
+
+static struct sk_buff *sqr_unhold(struct sk_buff_head *list)
+{
+	struct sk_buff *skb = __skb_dequeue(list);
+
+	if (skb)
+		atomic_long_dec(&sqr_held_skbs);
+	return skb;
+}
+
+static void sqr_free_held(struct sk_buff_head *list)
+{
+	struct sk_buff *skb;
+
+	while ((skb = sqr_unhold(list)))
+		kfree_skb(skb);
+}
+
+static struct sk_buff *sqr_ring_pop(struct sqr_sched_data *q)
+{
+	struct sk_buff *skb = sqr_unhold(&q->ring);
+
+	if (skb)
+		q->ring_bytes -= qdisc_pkt_len(skb);
+	return skb;
+}
+
+static void sqr_ring_purge(struct sqr_sched_data *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = sqr_ring_pop(q)))
+		kfree_skb(skb);
+}
+
+/* Free the copies whose hold is over.  Lazily: a late free only costs
+ * memory, an early one could lose a packet.
+ */
+static void sqr_expire(struct sqr_sched_data *q, u64 now)
+{
+	struct sk_buff *skb;
+
+	while ((skb = skb_peek(&q->ring)) &&
+	       sqr_expired(sqr_cb(skb)->tx_ns, q->set.hold_ns, now)) {
+		skb = sqr_ring_pop(q);
+		/* the injector lost its original and nobody noticed */
+		if (sqr_cb(skb)->wire_lost)
+			q->st.lost++;
+		q->st.expired++;
+		consume_skb(skb);
+	}
+}
+
+static bool sqr_protects(const struct sqr_sched_data *q,
+			 const struct sk_buff *skb)
+{
+	int off = skb_network_offset(skb);
+	u8 buf[SQR_PARSE_BYTES];
+	struct sqr_pkt pk;
+	const u8 *p;
+	u32 avail;
+
+	if (off < 0 || skb->len <= off)
+		return false;
+	avail = min_t(u32, skb->len - off, SQR_PARSE_BYTES);
+	p = skb_header_pointer(skb, off, avail, buf);
+	if (!p)
+		return false;
+	sqr_parse(p, avail, skb->len - off, skb->mark, &pk);
+	return sqr_protected(&q->set.match, &pk);
+}
+
+/* Keep a copy of @skb, about to go out at @now, if it is protected */
+static void sqr_keep_copy(struct sqr_sched_data *q, struct sk_buff *skb,
+			  u64 now)
+{
+	u32 len = qdisc_pkt_len(skb);
+	struct sk_buff *c;
+
+	if (!sqr_protects(q, skb)) {
+		q->st.unprotected++;
+		return;
+	}
+	if (!sqr_ring_room(skb_queue_len(&q->ring), q->ring_bytes, len,
+			   q->set.ring_pkts, q->set.ring_bytes)) {
+		q->st.backstop++;
+		return;
+	}
+	c = skb_clone(skb, GFP_ATOMIC);
+	if (!c) {
+		q->st.clone_fail++;
+		return;
+	}
+	/* the clone's cb is its own: the original's is the device's now */
+	*sqr_cb(c) = (struct sqr_cb){ .tx_ns = now, .copy = 1 };
+	sqr_hold(&q->ring, c);
+	q->ring_bytes += len;
+	q->st.cached++;
+	q->st.cached_bytes += len;
+	if (skb_queue_len(&q->ring) > q->st.ring_peak_pkts)
+		q->st.ring_peak_pkts = skb_queue_len(&q->ring);
+	if (q->ring_bytes > q->st.ring_peak_bytes)
+		q->st.ring_peak_bytes = q->ring_bytes;
+}
+
+/* ---- link state ---- */
+
+static bool sqr_dev_ok(const struct net_device *dev)
+{
+	return dev && netif_running(dev) && netif_carrier_ok(dev) &&
+	       netif_device_present(dev);
+}
+
+static bool sqr_same_port(const struct sqr_sched_data *q)
+{
+	return !q->set.backup_ifindex;
+}
+
+static bool sqr_primary_ok(const struct sqr_sched_data *q)
+{
+	return !q->forced_down && !q->fault_down &&
+	       sqr_dev_ok(qdisc_dev(q->sch));
+}
+
+static bool sqr_backup_ok(const struct sqr_sched_data *q)
+{
+	return sqr_same_port(q) ? sqr_primary_ok(q) : sqr_dev_ok(q->backup);
+}
+
+/* ---- the timer ---- */
+
+/* Arm the timer for @at unless it fires earlier already */
+static void sqr_arm_at(struct sqr_sched_data *q, u64 at)
+{
+	if (q->timer_at && q->timer_at <= at)
+		return;
+	q->timer_at = at;
+	hrtimer_start(&q->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Arm the timer for the earliest thing due after @now: the ring's head
+ * to expire, the next carrier poll, the injector's next event, and @next
+ * from the state machine (a release, the end of max_hold, fail-back).
+ */
+static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
+{
+	struct sk_buff *head = skb_peek(&q->ring);
+	u64 at = next ?: U64_MAX, t;
+
+	if (head)
+		at = min(at, sqr_cb(head)->tx_ns + q->set.hold_ns);
+	/* poll for a failure while copies are held, and for the way back
+	 * unless device events tell it
+	 */
+	if ((q->set.detect & SQR_DETECT_CARRIER) &&
+	    (head || (q->fsm.state != SQR_STATE_UP &&
+		      !(q->set.detect & SQR_DETECT_NOTIFIER))))
+		at = min(at, now + q->set.poll_ns);
+	if (q->set.fault.len_ns &&
+	    sqr_fault_event(&q->set.fault, q->fault_start, q->fault_e, &t) <
+	    SQR_F_SKIP)
+		at = min(at, t);
+	if (at != U64_MAX)
+		sqr_arm_at(q, max(at, now));
+}
+
+/* ---- failure ---- */
+
+/* Move what the child gives out behind the committed copies: it was
+ * never sent, so it makes no duplicates.  A child that holds packets back
+ * (a shaper) keeps them for the primary.
+ */
+static void sqr_divert_child(struct Qdisc *sch)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	while ((skb = qdisc_dequeue_peeked(q->child))) {
+		qdisc_qstats_backlog_dec(sch, skb);
+		sch->q.qlen--;
+		*sqr_cb(skb) = (struct sqr_cb){ 0 };
+		sqr_hold(&q->failq, skb);
+	}
+}
+
+/* The link was found down at @now; @onset is when it failed, 0 unknown.
+ * *@pending, if set, is a packet dequeued but not sent: it goes behind
+ * the copies and before the child's packets, which are all newer.
+ */
+static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset,
+		     struct sk_buff **pending)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+
+	if (!(sqr_fsm_down(&q->fsm, &q->set.fsm, now) & SQR_A_COMMIT))
+		return;
+	q->st.failures++;
+	if (onset && now >= onset) {
+		q->st.detect_latency_last = now - onset;
+		q->st.detect_latency_max = max(q->st.detect_latency_max,
+					       now - onset);
+	}
+	while ((skb = sqr_ring_pop(q))) {
+		if (!sqr_commit_copy(sqr_cb(skb)->tx_ns, onset,
+				     q->set.guard_ns)) {
+			q->st.dup_avoided++;
+			consume_skb(skb);
+			continue;
+		}
+		sqr_cb(skb)->wire_lost = 0;	/* it will be resent */
+		sqr_hold(&q->failq, skb);
+		q->st.committed++;
+	}
+	if (q->set.divert) {
+		if (pending && *pending) {
+			*sqr_cb(*pending) = (struct sqr_cb){ 0 };
+			sqr_hold(&q->failq, *pending);
+			*pending = NULL;
+		}
+		sqr_divert_child(sch);
+	}
+	sqr_arm(q, now, now);	/* the release may be due at once */
+}
+
+/* Run the injector's events due by @now, in order: from the timer, and
+ * from dequeue, so that a detection is on time whenever packets flow
+ * (timers on a busy host fire late); @pending as for sqr_fail()
+ */
+static void sqr_fault_run(struct Qdisc *sch, u64 now,
+			  struct sk_buff **pending)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	enum sqr_fault_ev ev;
+	u64 at;
+
+	for (;;) {
+		ev = sqr_fault_event(&q->set.fault, q->fault_start, q->fault_e,
+				     &at);
+		if (ev == SQR_F_NONE || (ev != SQR_F_SKIP && at > now))
+			return;
+		q->fault_e++;
+		if (ev == SQR_F_ONSET) {
+			q->fault_onset = at;
+			q->st.fault_outages++;
+		} else if (ev == SQR_F_DETECT) {
+			q->fault_down = true;
+			sqr_fail(sch, now, q->fault_onset, pending);
+		} else if (ev == SQR_F_END) {
+			q->fault_down = false;
+		}
+	}
+}
+
+/* Count one held skb handed on: a committed copy or a diverted packet */
+static void sqr_count_out(struct sqr_sched_data *q, const struct sk_buff *skb)
+{
+	if (sqr_cb(skb)->copy) {
+		q->st.resent++;
+		q->st.resent_bytes += qdisc_pkt_len(skb);
+	} else {
+		q->st.diverted++;
+	}
+}
+
+/* Rewrite the Ethernet header of @skb for @dev and send it there */
+static int sqr_xmit_backup(struct sk_buff *skb, struct net_device *dev,
+			   const u8 *dmac)
+{
+	struct ethhdr *eth;
+
+	/* the data may be shared with the original, still in flight */
+	if (skb->len < ETH_HLEN || skb_cow_head(skb, 0)) {
+		kfree_skb(skb);
+		return NET_XMIT_DROP;
+	}
+	eth = (struct ethhdr *)skb->data;
+	ether_addr_copy(eth->h_dest, dmac);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	skb->dev = dev;
+	skb->tstamp = 0;	/* an EDT time of the primary's pacing */
+	skb_set_queue_mapping(skb, 0);
+	skb_dst_drop(skb);
+	return dev_queue_xmit(skb);
+}
+
+static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
+{
+	struct sqr_sched_data *q = container_of(t, struct sqr_sched_data,
+					       timer);
+	struct Qdisc *sch = q->sch;
+	spinlock_t *root_lock = qdisc_lock(sch);	/* we are the root */
+	struct net_device *dev = NULL;
+	struct sk_buff_head out;
+	u32 acts, errors = 0;
+	u8 dmac[ETH_ALEN];
+	bool kick = false;
+	struct sk_buff *skb;
+	u64 now, next;
+
+	__skb_queue_head_init(&out);
+	spin_lock(root_lock);
+	now = ktime_get_ns();
+	q->timer_at = 0;
+
+	if (q->set.fault.len_ns)
+		sqr_fault_run(sch, now, NULL);
+	if (q->fsm.state == SQR_STATE_UP && (q->set.detect & SQR_DETECT_CARRIER) &&
+	    !sqr_primary_ok(q))
+		sqr_fail(sch, now, 0, NULL);
+	if (q->fsm.state == SQR_STATE_UP)
+		sqr_expire(q, now);
+
+	acts = sqr_fsm_step(&q->fsm, &q->set.fsm, now, sqr_primary_ok(q),
+			    sqr_backup_ok(q), skb_queue_empty(&q->failq),
+			    &next);
+	if (acts & SQR_A_GIVE_UP) {
+		q->st.gave_up += skb_queue_len(&q->failq);
+		sqr_free_held(&q->failq);
+	}
+	if (q->fsm.state == SQR_STATE_RELEASING || q->fsm.state == SQR_STATE_FAILBACK) {
+		if (!skb_queue_empty(&q->failq)) {
+			if (sqr_same_port(q)) {
+				kick = true;	/* our dequeue sends them */
+			} else if (q->backup) {
+				dev = q->backup;
+				dev_hold(dev);
+				memcpy(dmac, q->set.dmac, ETH_ALEN);
+				while ((skb = sqr_unhold(&q->failq))) {
+					sqr_count_out(q, skb);
+					__skb_queue_tail(&out, skb);
+				}
+				q->st.recovery_last = now - q->fsm.t_detect;
+			}
+		}
+	}
+	sqr_arm(q, now, next);
+	spin_unlock(root_lock);
+
+	if (kick)
+		__netif_schedule(sch);
+	if (!dev)
+		return HRTIMER_NORESTART;
+	while ((skb = __skb_dequeue(&out)))
+		if (sqr_xmit_backup(skb, dev, dmac) != NET_XMIT_SUCCESS)
+			errors++;
+	dev_put(dev);
+	spin_lock(root_lock);
+	q->st.xmit_errors += errors;
+	sqr_arm_at(q, ktime_get_ns());	/* the state may move on */
+	spin_unlock(root_lock);
+	return HRTIMER_NORESTART;
+}
+
+/* ---- the data path ---- */
+
+static int sqr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+		       struct sk_buff **to_free)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	int ret;
+
+	if (unlikely(sqr_fsm_diverting(&q->fsm)) && q->set.divert) {
+		/* the copies a ring may hold, and a device queue's worth */
+		if (skb_queue_len(&q->failq) >= q->set.ring_pkts +
+		    qdisc_dev(sch)->tx_queue_len) {
+			q->st.failq_drops++;
+			return qdisc_drop(skb, sch, to_free);
+		}
+		/* behind the committed copies: it never overtakes them */
+		*sqr_cb(skb) = (struct sqr_cb){ 0 };
+		sqr_hold(&q->failq, skb);
+		if (!sqr_same_port(q))
+			sqr_arm_at(q, ktime_get_ns());
+		return NET_XMIT_SUCCESS;
+	}
+	ret = qdisc_enqueue(skb, q->child, to_free);
+	if (ret != NET_XMIT_SUCCESS) {
+		if (net_xmit_drop_count(ret))
+			qdisc_qstats_drop(sch);
+		return ret;
+	}
+	sch->qstats.backlog += len;
+	sch->q.qlen++;
+	return NET_XMIT_SUCCESS;
+}
+
+static struct sk_buff *sqr_peek(struct Qdisc *sch)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	if (sqr_same_port(q) && q->fsm.state != SQR_STATE_UP) {
+		if (q->fsm.state == SQR_STATE_FAILED)
+			return NULL;
+		if (!skb_queue_empty(&q->failq))
+			return skb_peek(&q->failq);
+	}
+	return q->child->ops->peek(q->child);
+}
+
+static struct sk_buff *sqr_dequeue(struct Qdisc *sch)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
+	u64 now;
+
+	if (unlikely(sqr_same_port(q) && q->fsm.state != SQR_STATE_UP)) {
+		/* the reconfigured port: held until the release, then the
+		 * committed copies and the diverted packets first
+		 */
+		if (q->fsm.state == SQR_STATE_FAILED)
+			return NULL;
+		skb = sqr_unhold(&q->failq);
+		if (skb) {
+			sqr_count_out(q, skb);
+			if (skb_queue_empty(&q->failq)) {
+				u64 now = ktime_get_ns();
+
+				/* drained: the state machine may move on */
+				q->st.recovery_last = now - q->fsm.t_detect;
+				sqr_arm_at(q, now);
+			}
+			qdisc_bstats_update(sch, skb);
+			return skb;
+		}
+	}
+again:
+	skb = qdisc_dequeue_peeked(q->child);
+	if (!skb)
+		return NULL;
+	qdisc_qstats_backlog_dec(sch, skb);
+	sch->q.qlen--;
+	now = ktime_get_ns();
+	if (unlikely(q->set.fault.len_ns))
+		sqr_fault_run(sch, now, &skb);
+	if (skb && q->fsm.state == SQR_STATE_UP &&
+	    (q->set.detect & SQR_DETECT_CARRIER) && !sqr_primary_ok(q))
+		sqr_fail(sch, now, 0, &skb);
+	if (!skb)
+		return NULL;	/* found down just now: held, not sent */
+	if (q->fsm.state == SQR_STATE_UP && q->set.hold_ns) {
+		sqr_keep_copy(q, skb, now);
+		sqr_expire(q, now);
+		if (!q->timer_at)
+			sqr_arm(q, now, 0);
+	}
+	/* by the clock, not by the timer: its events run late by up to
+	 * a softirq's latency, the outage starts on time
+	 */
+	if (unlikely(q->set.fault.len_ns) &&
+	    sqr_fault_blackout(&q->set.fault, q->fault_start, now)) {
+		/* lost on the wire; a copy taken above will make up for it */
+		struct sk_buff *copy = skb_peek_tail(&q->ring);
+
+		if (copy && skb_shinfo(copy) == skb_shinfo(skb))
+			sqr_cb(copy)->wire_lost = 1;
+		else
+			q->st.lost++;
+		q->st.fault_drops++;
+		kfree_skb(skb);
+		goto again;
+	}
+	qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+/* On a failure Linux detaches the port and resets its qdisc: then the
+ * copies are what we are here for, and they stay.  Any other reset (a
+ * delete, a replace) purges them.
+ */
+static void sqr_reset(struct Qdisc *sch)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	if (!sqr_dev_ok(qdisc_dev(sch))) {
+		sqr_fail(sch, ktime_get_ns(), 0, NULL);
+		qdisc_reset(q->child);
+		return;
+	}
+	qdisc_reset(q->child);
+	sqr_ring_purge(q);
+	sqr_free_held(&q->failq);
+	q->fsm.state = SQR_STATE_UP;
+}
+
+/* ---- configuration ---- */
+
+/* Times in us; NLA_POLICY_MAX() only reaches 32767 (the 6.1 policy
+ * takes these by non-const pointer)
+ */
+static struct netlink_range_validation sqr_time = {
+	.max = SQR_MAX_TIME,
+};
+
+static struct netlink_range_validation sqr_time_nz = {
+	.min = 1,
+	.max = SQR_MAX_TIME,
+};
+
+static struct netlink_range_validation sqr_long_time = {
+	.max = 10 * SQR_MAX_TIME,
+};
+
+static struct netlink_range_validation sqr_long_time_nz = {
+	.min = 1,
+	.max = 10 * SQR_MAX_TIME,
+};
+
+static const struct nla_policy sqr_policy[TCA_SQR_MAX + 1] = {
+	[TCA_SQR_HOLD]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_RING_BYTES]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_SQR_RING_PKTS]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_SQR_BACKUP]	= { .type = NLA_U32 },
+	[TCA_SQR_BACKUP_DMAC]	= NLA_POLICY_ETH_ADDR,
+	[TCA_SQR_RECONF]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_RELEASE]	= NLA_POLICY_MAX(NLA_U8, __SQR_RELEASE_MAX - 1),
+	[TCA_SQR_MAX_HOLD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_long_time_nz),
+	[TCA_SQR_FAILBACK]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_DIVERT]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_SQR_DETECT]	= NLA_POLICY_MASK(NLA_U32, SQR_DETECT_MASK),
+	[TCA_SQR_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time_nz),
+	[TCA_SQR_DEDUP_GUARD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_MATCH]		= NLA_POLICY_MASK(NLA_U32, SQR_MATCH_MASK),
+	[TCA_SQR_DSCP]		= NLA_POLICY_MAX(NLA_U8, 63),
+	[TCA_SQR_DSCP_MASK]	= NLA_POLICY_RANGE(NLA_U8, 1, 63),
+	[TCA_SQR_PROTO]		= { .type = NLA_U8 },
+	[TCA_SQR_PORT_MIN]	= { .type = NLA_U16 },
+	[TCA_SQR_PORT_MAX]	= { .type = NLA_U16 },
+	[TCA_SQR_MARK]		= { .type = NLA_U32 },
+	[TCA_SQR_MARK_MASK]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_SQR_FORCE]		= NLA_POLICY_RANGE(NLA_U8, 1, __SQR_FORCE_MAX - 1),
+	[TCA_SQR_FAULT_LEN]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_FAULT_PERIOD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_long_time),
+	[TCA_SQR_FAULT_DETECT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_FAULT_COUNT]	= { .type = NLA_U32 },
+	[TCA_SQR_FAULT_OFFSET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_long_time),
+};
+
+static void sqr_settings_default(struct sqr_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->hold_ns = SQR_DEF_HOLD * NSEC_PER_USEC;
+	s->poll_ns = SQR_DEF_POLL * NSEC_PER_USEC;
+	s->guard_ns = SQR_DEF_DEDUP_GUARD * NSEC_PER_USEC;
+	s->ring_bytes = SQR_DEF_RING_BYTES;
+	s->ring_pkts = SQR_DEF_RING_PKTS;
+	s->detect = SQR_DETECT_CARRIER | SQR_DETECT_NOTIFIER;
+	s->divert = 1;
+	s->match.dscp_mask = 0x3f;
+	s->match.mark_mask = ~0U;
+	s->match.port_hi = 0xffff;
+	s->fsm.max_hold_ns = (u64)SQR_DEF_MAX_HOLD * NSEC_PER_USEC;
+	s->fsm.release = SQR_RELEASE_TIMER;
+	s->fsm.same_port = true;
+}
+
+static u64 sqr_us(struct nlattr *a)
+{
+	return (u64)nla_get_u32(a) * NSEC_PER_USEC;
+}
+
+static void sqr_parse_match(struct sqr_match *m, struct nlattr **tb)
+{
+	if (tb[TCA_SQR_MATCH])
+		m->flags = nla_get_u32(tb[TCA_SQR_MATCH]);
+	if (tb[TCA_SQR_DSCP]) {
+		m->dscp_val = nla_get_u8(tb[TCA_SQR_DSCP]);
+		m->flags |= SQR_MATCH_DSCP;
+	}
+	if (tb[TCA_SQR_DSCP_MASK])
+		m->dscp_mask = nla_get_u8(tb[TCA_SQR_DSCP_MASK]);
+	if (tb[TCA_SQR_PROTO]) {
+		m->proto = nla_get_u8(tb[TCA_SQR_PROTO]);
+		m->flags |= SQR_MATCH_PROTO;
+	}
+	if (tb[TCA_SQR_PORT_MIN]) {
+		m->port_lo = nla_get_u16(tb[TCA_SQR_PORT_MIN]);
+		m->flags |= SQR_MATCH_PORTS;
+	}
+	if (tb[TCA_SQR_PORT_MAX]) {
+		m->port_hi = nla_get_u16(tb[TCA_SQR_PORT_MAX]);
+		m->flags |= SQR_MATCH_PORTS;
+	}
+	if (tb[TCA_SQR_MARK]) {
+		m->mark_val = nla_get_u32(tb[TCA_SQR_MARK]);
+		m->flags |= SQR_MATCH_MARK;
+	}
+	if (tb[TCA_SQR_MARK_MASK])
+		m->mark_mask = nla_get_u32(tb[TCA_SQR_MARK_MASK]);
+}
+
+static void sqr_parse_fault(struct sqr_fault_cfg *f, struct nlattr **tb)
+{
+	if (tb[TCA_SQR_FAULT_LEN])
+		f->len_ns = sqr_us(tb[TCA_SQR_FAULT_LEN]);
+	if (tb[TCA_SQR_FAULT_PERIOD])
+		f->period_ns = sqr_us(tb[TCA_SQR_FAULT_PERIOD]);
+	if (tb[TCA_SQR_FAULT_DETECT])
+		f->detect_ns = sqr_us(tb[TCA_SQR_FAULT_DETECT]);
+	if (tb[TCA_SQR_FAULT_COUNT])
+		f->count = nla_get_u32(tb[TCA_SQR_FAULT_COUNT]);
+	if (tb[TCA_SQR_FAULT_OFFSET])
+		f->offset_ns = sqr_us(tb[TCA_SQR_FAULT_OFFSET]);
+}
+
+/* Apply @tb on top of @s and check the whole; a message names the fault */
+static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
+			      struct netlink_ext_ack *extack)
+{
+	if (tb[TCA_SQR_HOLD])
+		s->hold_ns = sqr_us(tb[TCA_SQR_HOLD]);
+	if (tb[TCA_SQR_RING_BYTES])
+		s->ring_bytes = nla_get_u32(tb[TCA_SQR_RING_BYTES]);
+	if (tb[TCA_SQR_RING_PKTS])
+		s->ring_pkts = nla_get_u32(tb[TCA_SQR_RING_PKTS]);
+	if (tb[TCA_SQR_BACKUP])
+		s->backup_ifindex = nla_get_u32(tb[TCA_SQR_BACKUP]);
+	if (tb[TCA_SQR_BACKUP_DMAC])
+		nla_memcpy(s->dmac, tb[TCA_SQR_BACKUP_DMAC], ETH_ALEN);
+	if (tb[TCA_SQR_RECONF])
+		s->fsm.reconf_ns = sqr_us(tb[TCA_SQR_RECONF]);
+	if (tb[TCA_SQR_RELEASE])
+		s->fsm.release = nla_get_u8(tb[TCA_SQR_RELEASE]);
+	if (tb[TCA_SQR_MAX_HOLD])
+		s->fsm.max_hold_ns = sqr_us(tb[TCA_SQR_MAX_HOLD]);
+	if (tb[TCA_SQR_FAILBACK])
+		s->fsm.failback_ns = sqr_us(tb[TCA_SQR_FAILBACK]);
+	if (tb[TCA_SQR_DIVERT])
+		s->divert = nla_get_u8(tb[TCA_SQR_DIVERT]);
+	if (tb[TCA_SQR_DETECT])
+		s->detect = nla_get_u32(tb[TCA_SQR_DETECT]);
+	if (tb[TCA_SQR_POLL])
+		s->poll_ns = sqr_us(tb[TCA_SQR_POLL]);
+	if (tb[TCA_SQR_DEDUP_GUARD])
+		s->guard_ns = sqr_us(tb[TCA_SQR_DEDUP_GUARD]);
+	sqr_parse_match(&s->match, tb);
+	sqr_parse_fault(&s->fault, tb);
+	s->fsm.same_port = !s->backup_ifindex;
+
+	if (s->match.port_lo > s->match.port_hi) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_PORT_MIN] ?:
+				    tb[TCA_SQR_PORT_MAX],
+				    "sqr: port_min must not exceed port_max");
+		return -EINVAL;
+	}
+	if (s->match.dscp_val & ~s->match.dscp_mask) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_DSCP] ?:
+				    tb[TCA_SQR_DSCP_MASK],
+				    "sqr: dscp has bits outside dscp_mask");
+		return -EINVAL;
+	}
+	if (s->match.mark_val & ~s->match.mark_mask) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_MARK] ?:
+				    tb[TCA_SQR_MARK_MASK],
+				    "sqr: mark has bits outside mark_mask");
+		return -EINVAL;
+	}
+	if ((s->detect & SQR_DETECT_CARRIER) && s->hold_ns &&
+	    s->poll_ns >= s->hold_ns) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_POLL] ?: tb[TCA_SQR_HOLD],
+				    "sqr: poll must be shorter than hold, or a failure is found after the copies are gone");
+		return -EINVAL;
+	}
+	if (s->backup_ifindex && !is_valid_ether_addr(s->dmac)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP_DMAC] ?:
+				    tb[TCA_SQR_BACKUP],
+				    "sqr: a backup device needs dmac, the next hop's unicast address there");
+		return -EINVAL;
+	}
+	if (s->fault.len_ns && s->fault.period_ns &&
+	    s->fault.period_ns <= s->fault.len_ns) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_FAULT_PERIOD] ?:
+				    tb[TCA_SQR_FAULT_LEN],
+				    "sqr: fault_period must be longer than fault_len");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The backup device of @s, with a reference, or NULL for the same port */
+static int sqr_backup_get(struct Qdisc *sch, const struct sqr_settings *s,
+			  struct nlattr **tb, struct net_device **devp,
+			  struct netlink_ext_ack *extack)
+{
+	struct net_device *me = qdisc_dev(sch), *dev;
+
+	*devp = NULL;
+	if (!s->backup_ifindex)
+		return 0;
+	dev = __dev_get_by_index(dev_net(me), s->backup_ifindex);
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP],
+				    "sqr: no backup device with that index in this netns");
+		return -ENODEV;
+	}
+	if (dev == me) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP],
+				    "sqr: the backup must be another device (omit it for the same port)");
+		return -EINVAL;
+	}
+	if (dev->type != ARPHRD_ETHER || me->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP],
+				    "sqr: a backup device is for Ethernet ports only");
+		return -EINVAL;
+	}
+	*devp = dev;
+	return 0;
+}
+
+static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
+			 struct netlink_ext_ack *extack)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_SQR_MAX + 1];
+	struct net_device *backup;
+	struct sqr_settings s = q->set;
+	bool fault_changed;
+	u8 force = 0;
+	int err;
+
+	if (opt) {
+		err = nla_parse_nested(tb, TCA_SQR_MAX, opt, sqr_policy,
+				       extack);
+		if (err < 0)
+			return err;
+	} else {
+		memset(tb, 0, sizeof(tb));
+	}
+	err = sqr_settings_parse(&s, tb, extack);
+	if (err)
+		return err;
+	err = sqr_backup_get(sch, &s, tb, &backup, extack);
+	if (err)
+		return err;
+	if (tb[TCA_SQR_FORCE])
+		force = nla_get_u8(tb[TCA_SQR_FORCE]);
+	fault_changed = tb[TCA_SQR_FAULT_LEN] || tb[TCA_SQR_FAULT_PERIOD] ||
+			tb[TCA_SQR_FAULT_DETECT] || tb[TCA_SQR_FAULT_COUNT] ||
+			tb[TCA_SQR_FAULT_OFFSET];
+
+	spin_lock_bh(qdisc_lock(sch));
+	if (backup != q->backup) {
+		/* a timer sending to the old one holds a reference of its own */
+		if (q->backup)
+			netdev_put(q->backup, &q->backup_tracker);
+		if (backup)
+			netdev_hold(backup, &q->backup_tracker, GFP_ATOMIC);
+		q->backup = backup;
+	}
+	q->set = s;
+	if (!s.hold_ns) {
+		/* no copies wanted: the ring serves nothing any more */
+		sqr_ring_purge(q);
+	}
+	if (fault_changed) {
+		/* the injector starts over from this change */
+		q->fault_start = ktime_get_ns();
+		q->fault_e = 0;
+		q->fault_down = false;
+	}
+	if (force == SQR_FORCE_DOWN) {
+		q->forced_down = true;
+		sqr_fail(sch, ktime_get_ns(), 0, NULL);
+	} else if (force == SQR_FORCE_UP) {
+		q->forced_down = false;
+	}
+	if (!init)
+		sqr_arm_at(q, ktime_get_ns());	/* reconsider everything now */
+	spin_unlock_bh(qdisc_lock(sch));
+	return 0;
+}
+
+static int sqr_init(struct Qdisc *sch, struct nlattr *opt,
+		    struct netlink_ext_ack *extack)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	int err;
+
+	q->sch = sch;
+	__skb_queue_head_init(&q->ring);
+	__skb_queue_head_init(&q->failq);
+	INIT_LIST_HEAD(&q->node);
+	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	q->timer.function = sqr_timer_fn;
+	q->child = &noop_qdisc;
+	sqr_settings_default(&q->set);
+
+	if (sch->parent != TC_H_ROOT) {
+		NL_SET_ERR_MSG(extack,
+			       "sqr must be the root qdisc: it sends held packets while the port is detached, which a parent would not see");
+		return -EOPNOTSUPP;
+	}
+	err = sqr_configure(sch, opt, true, extack);
+	if (err)
+		return err;
+	q->child = fifo_create_dflt(sch, &pfifo_qdisc_ops,
+				    max_t(u32, qdisc_dev(sch)->tx_queue_len, 1),
+				    extack);
+	if (IS_ERR(q->child)) {
+		err = PTR_ERR(q->child);
+		q->child = &noop_qdisc;
+		return err;
+	}
+	qdisc_hash_add(q->child, true);
+	mutex_lock(&sqr_list_lock);
+	list_add(&q->node, &sqr_instances);
+	mutex_unlock(&sqr_list_lock);
+	spin_lock_bh(qdisc_lock(sch));
+	sqr_arm_at(q, ktime_get_ns());	/* a device already down, the injector */
+	spin_unlock_bh(qdisc_lock(sch));
+	return 0;
+}
+
+static int sqr_change(struct Qdisc *sch, struct nlattr *opt,
+		      struct netlink_ext_ack *extack)
+{
+	return sqr_configure(sch, opt, false, extack);
+}
+
+/* Also after a failed init: the core calls destroy then */
+static void sqr_destroy(struct Qdisc *sch)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	mutex_lock(&sqr_list_lock);
+	list_del_init(&q->node);
+	mutex_unlock(&sqr_list_lock);
+	hrtimer_cancel(&q->timer);
+	sqr_ring_purge(q);
+	sqr_free_held(&q->failq);
+	qdisc_put(q->child);
+	if (q->backup)
+		netdev_put(q->backup, &q->backup_tracker);
+	q->backup = NULL;
+}
+
+/* ---- dump ---- */
+
+static int sqr_put_us(struct sk_buff *skb, int type, u64 ns)
+{
+	return nla_put_u32(skb, type, div_u64(ns, NSEC_PER_USEC));
+}
+
+static int sqr_dump_match(struct sk_buff *skb, const struct sqr_match *m)
+{
+	if (nla_put_u32(skb, TCA_SQR_MATCH, m->flags))
+		return -EMSGSIZE;
+	if ((m->flags & SQR_MATCH_DSCP) &&
+	    (nla_put_u8(skb, TCA_SQR_DSCP, m->dscp_val) ||
+	     nla_put_u8(skb, TCA_SQR_DSCP_MASK, m->dscp_mask)))
+		return -EMSGSIZE;
+	if ((m->flags & SQR_MATCH_PROTO) &&
+	    nla_put_u8(skb, TCA_SQR_PROTO, m->proto))
+		return -EMSGSIZE;
+	if ((m->flags & SQR_MATCH_PORTS) &&
+	    (nla_put_u16(skb, TCA_SQR_PORT_MIN, m->port_lo) ||
+	     nla_put_u16(skb, TCA_SQR_PORT_MAX, m->port_hi)))
+		return -EMSGSIZE;
+	if ((m->flags & SQR_MATCH_MARK) &&
+	    (nla_put_u32(skb, TCA_SQR_MARK, m->mark_val) ||
+	     nla_put_u32(skb, TCA_SQR_MARK_MASK, m->mark_mask)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int sqr_dump_fault(struct sk_buff *skb, const struct sqr_fault_cfg *f)
+{
+	if (sqr_put_us(skb, TCA_SQR_FAULT_LEN, f->len_ns))
+		return -EMSGSIZE;
+	if (!f->len_ns)
+		return 0;
+	if (sqr_put_us(skb, TCA_SQR_FAULT_PERIOD, f->period_ns) ||
+	    sqr_put_us(skb, TCA_SQR_FAULT_DETECT, f->detect_ns) ||
+	    nla_put_u32(skb, TCA_SQR_FAULT_COUNT, f->count) ||
+	    sqr_put_us(skb, TCA_SQR_FAULT_OFFSET, f->offset_ns))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int sqr_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	const struct sqr_settings *s = &q->set;
+	struct nlattr *opts;
+
+	opts = nla_nest_start_noflag(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (sqr_put_us(skb, TCA_SQR_HOLD, s->hold_ns) ||
+	    nla_put_u32(skb, TCA_SQR_RING_BYTES, s->ring_bytes) ||
+	    nla_put_u32(skb, TCA_SQR_RING_PKTS, s->ring_pkts) ||
+	    nla_put_u32(skb, TCA_SQR_BACKUP, s->backup_ifindex) ||
+	    (s->backup_ifindex &&
+	     nla_put(skb, TCA_SQR_BACKUP_DMAC, ETH_ALEN, s->dmac)) ||
+	    sqr_put_us(skb, TCA_SQR_RECONF, s->fsm.reconf_ns) ||
+	    nla_put_u8(skb, TCA_SQR_RELEASE, s->fsm.release) ||
+	    sqr_put_us(skb, TCA_SQR_MAX_HOLD, s->fsm.max_hold_ns) ||
+	    sqr_put_us(skb, TCA_SQR_FAILBACK, s->fsm.failback_ns) ||
+	    nla_put_u8(skb, TCA_SQR_DIVERT, s->divert) ||
+	    nla_put_u32(skb, TCA_SQR_DETECT, s->detect) ||
+	    sqr_put_us(skb, TCA_SQR_POLL, s->poll_ns) ||
+	    sqr_put_us(skb, TCA_SQR_DEDUP_GUARD, s->guard_ns) ||
+	    sqr_dump_match(skb, &s->match) ||
+	    sqr_dump_fault(skb, &s->fault))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int sqr_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct tc_sqr_xstats st;
+
+	spin_lock_bh(qdisc_lock(sch));
+	st = q->st;
+	st.ring_pkts = skb_queue_len(&q->ring);
+	st.ring_bytes = q->ring_bytes;
+	st.failq_pkts = skb_queue_len(&q->failq);
+	st.state = q->fsm.state;
+	st.backup_ok = sqr_backup_ok(q);
+	spin_unlock_bh(qdisc_lock(sch));
+	return gnet_stats_copy_app(d, &st, sizeof(st));
+}
+
+/* ---- the one class, 1:1, holding the child (as tbf and netem do) ---- */
+
+static int sqr_graft(struct Qdisc *sch, unsigned long arg, struct Qdisc *new,
+		     struct Qdisc **old, struct netlink_ext_ack *extack)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	if (!new)
+		new = &noop_qdisc;
+	*old = qdisc_replace(sch, new, &q->child);
+	return 0;
+}
+
+static struct Qdisc *sqr_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	return q->child;
+}
+
+static unsigned long sqr_find(struct Qdisc *sch, u32 classid)
+{
+	return 1;
+}
+
+static int sqr_dump_class(struct Qdisc *sch, unsigned long cl,
+			  struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	tcm->tcm_handle |= TC_H_MIN(1);
+	tcm->tcm_info = q->child->handle;
+	return 0;
+}
+
+static void sqr_walk(struct Qdisc *sch, struct qdisc_walker *walker)
+{
+	if (walker->stop)
+		return;
+	if (walker->count >= walker->skip && walker->fn(sch, 1, walker) < 0) {
+		walker->stop = 1;
+		return;
+	}
+	walker->count++;
+}
+
+static const struct Qdisc_class_ops sqr_class_ops = {
+	.graft		= sqr_graft,
+	.leaf		= sqr_leaf,
+	.find		= sqr_find,
+	.walk		= sqr_walk,
+	.dump		= sqr_dump_class,
+};
+
+/* ---- device events ---- */
+
+/* Under RTNL: the primary went down (sooner than a poll), or the backup
+ * came up (a release may be due) or goes away (its reference is dropped:
+ * the held packets then wait, up to max_hold, for a device to be set).
+ */
+static void sqr_dev_event(struct sqr_sched_data *q, struct net_device *dev,
+			  unsigned long event)
+{
+	struct Qdisc *sch = q->sch;
+	struct net_device *gone = NULL;
+
+	spin_lock_bh(qdisc_lock(sch));
+	if (dev == qdisc_dev(sch) && (q->set.detect & SQR_DETECT_NOTIFIER) &&
+	    !sqr_dev_ok(dev))
+		sqr_fail(sch, ktime_get_ns(), 0, NULL);
+	if (dev == q->backup && event == NETDEV_UNREGISTER) {
+		gone = dev;
+		q->backup = NULL;
+	}
+	if (q->fsm.state != SQR_STATE_UP)
+		sqr_arm_at(q, ktime_get_ns());
+	spin_unlock_bh(qdisc_lock(sch));
+	if (gone)
+		netdev_put(gone, &q->backup_tracker);
+}
+
+static int sqr_netdev_event(struct notifier_block *nb, unsigned long event,
+			    void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct sqr_sched_data *q;
+
+	switch (event) {
+	case NETDEV_GOING_DOWN:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+	case NETDEV_UP:
+	case NETDEV_UNREGISTER:
+		break;
+	default:
+		return NOTIFY_DONE;
+	}
+	mutex_lock(&sqr_list_lock);
+	list_for_each_entry(q, &sqr_instances, node)
+		if (dev == qdisc_dev(q->sch) || dev == q->backup)
+			sqr_dev_event(q, dev, event);
+	mutex_unlock(&sqr_list_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block sqr_notifier = {
+	.notifier_call = sqr_netdev_event,
+};
+
+static struct Qdisc_ops sqr_qdisc_ops __read_mostly = {
+	.id		= "sqr",
+	.cl_ops		= &sqr_class_ops,
+	.priv_size	= sizeof(struct sqr_sched_data),
+	.enqueue	= sqr_enqueue,
+	.dequeue	= sqr_dequeue,
+	.peek		= sqr_peek,
+	.init		= sqr_init,
+	.reset		= sqr_reset,
+	.destroy	= sqr_destroy,
+	.change		= sqr_change,
+	.dump		= sqr_dump,
+	.dump_stats	= sqr_dump_stats,
+	.owner		= THIS_MODULE,
+};
+
+static int __init sqr_module_init(void)
+{
+	int err;
+
+	err = register_netdevice_notifier(&sqr_notifier);
+	if (err)
+		return err;
+	err = register_qdisc(&sqr_qdisc_ops);
+	if (err)
+		unregister_netdevice_notifier(&sqr_notifier);
+	return err;
+}
+
+static void __exit sqr_module_exit(void)
+{
+	unregister_qdisc(&sqr_qdisc_ops);
+	unregister_netdevice_notifier(&sqr_notifier);
+}
+
+module_init(sqr_module_init);
+module_exit(sqr_module_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("SQR: in-network loss recovery from link failures");

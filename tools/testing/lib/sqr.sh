@@ -1,0 +1,67 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the sqr scenarios, on top of topo.sh's fabric: a backup link
+# from the switch to the receiver, and sqr's counters.
+#
+#   sqr_backup_link     b0 (switch) -- eth1 (receiver), a backup route
+#   sqr_counters        sqr's counters on r0 as NAME=VALUE lines for eval
+
+SQR_BACKUP_MAC=
+
+sw() { ip netns exec "$TOPO_SW" "$@"; }
+rx() { ip netns exec "$TOPO_RX" "$@"; }
+
+# The backup link b0 -> the receiver's eth1, with a route to the
+# receiver's prefix through it at metric 100 (the primary's connected
+# route through r0 wins while r0 has carrier), and the receiver's address
+# moved to lo so that it stays reachable through eth1 while eth0 is down
+# (its answers go back through eth0 only).
+# $SQR_BACKUP_MAC is eth1's address, the dmac for sqr.
+sqr_backup_link()
+{
+	local mac_sw
+
+	topo_mac mac_sw 0 253
+	topo_mac SQR_BACKUP_MAC 0 2
+	{
+		echo "link add b0 address $mac_sw type veth peer name eth1" \
+			"netns $TOPO_RX address $SQR_BACKUP_MAC"
+		echo "link set b0 up"
+		echo "neigh replace 10.200.0.1 lladdr $SQR_BACKUP_MAC dev b0 nud permanent"
+		echo "route add 10.200.0.0/24 dev b0 metric 100"
+	} >"$TOPO_TMP/backup"
+	sw ip -batch "$TOPO_TMP/backup" &&
+		sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 \
+			net.ipv4.conf.r0.ignore_routes_with_linkdown=1 \
+			net.ipv4.conf.b0.rp_filter=0 &&
+		sw ethtool -K b0 gro off gso off tso off >/dev/null &&
+		rx ip link set eth1 up &&
+		rx ip addr del 10.200.0.1/24 dev eth0 &&
+		rx ip addr add 10.200.0.2/24 dev eth0 &&
+		rx ip addr add 10.200.0.1/32 dev lo &&
+		rx ip route replace default via 10.200.0.254 dev eth0 &&
+		rx sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.eth1.rp_filter=0 \
+			net.ipv4.conf.eth0.rp_filter=0 ||
+		topo_die "backup link setup"
+	# A veth delivers into the backlog of the CPU that sent: packets sent
+	# one after the other from two CPUs (the sender's, a timer's) can
+	# swap places, where a wire keeps them in order.  RPS to one CPU on
+	# both links of the receiver gives back one arrival order.
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	rx sh -c 'for d in eth0 eth1; do
+		echo 1 >/sys/class/net/$d/queues/rx-0/rps_cpus || exit 1; done' ||
+		topo_die "RPS on the receiver"
+	topo_settle
+}
+
+# sqr's counters on r0 (bstats and xstats) as NAME=VALUE lines
+sqr_counters()
+{
+	sw tc -s -j qdisc show dev r0 | python3 -c '
+import json, sys
+q = next(q for q in json.load(sys.stdin) if q["kind"] == "sqr")
+for k, v in q.items():
+    if isinstance(v, int) and not isinstance(v, bool):
+        print("%s=%d" % (k, v))'
+}

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# sqr-teardown: sqr holds copies (a 1 s hold) or a fail queue (a failure
+# whose release waits) while it is deleted, replaced, its backup device
+# deleted, or its whole namespace deleted.  Nothing crashes (the guest log
+# is checked by the test bed) and the module's own count of the skbs it
+# holds, /sys/module/sch_sqr/parameters/held_skbs, returns to zero.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# counters arrive by eval
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+# shellcheck source=../lib/sqr.sh
+source "$HERE/../lib/sqr.sh"
+
+HELD=/sys/module/sch_sqr/parameters/held_skbs
+
+topo_modules sch_sqr
+topo_init sqrt
+topo_build 1 >/dev/null
+sw ip link add b0 type veth peer name b1 || topo_die "backup link"
+sw ip link set b0 up && sw ip link set b1 up || topo_die "backup link up"
+
+# send N packets through r0
+traffic()
+{
+	topo_blast 1 4 "$TOPO_TMP" --count "$1" --rate 5000 --size 100 >/dev/null 2>&1
+}
+
+# held_now: the module's count, after the RCU callbacks that free qdiscs
+held_now()
+{
+	topo_nap 0.3
+	cat "$HELD"
+}
+
+# 1. delete while copies are held
+sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms || topo_die "sqr"
+traffic 300
+eval "$(sqr_counters)"
+tap_ok "ring_pkts >= 250 && $(cat "$HELD") >= ring_pkts" \
+	"copies held before the delete: $ring_pkts in the ring"
+sw tc qdisc del dev r0 root
+tap_ok "$(held_now) == 0" "delete with copies held: none left ($(cat "$HELD"))"
+
+# 2. replace while copies are held
+sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms || topo_die "sqr"
+traffic 300
+sw tc qdisc replace dev r0 root pfifo limit 100
+tap_ok "$? == 0 && $(held_now) == 0" "replace by pfifo with copies held: none left"
+
+# 3. a failure on the same port, its release waiting for the port: the
+# copies and the new packets sit in the fail queue; then the delete
+sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s || topo_die "sqr"
+traffic 200
+sw tc qdisc change dev r0 root sqr force down
+traffic 100
+eval "$(sqr_counters)"
+tap_ok "failures == 1 && failq_pkts >= 250" \
+	"forced down, same port: $failq_pkts packets held in the fail queue"
+sw tc qdisc del dev r0 root
+tap_ok "$(held_now) == 0" "delete with a fail queue held: none left"
+
+# 4. the backup device goes away while packets wait for it: b0 is down,
+# so the release waits (event release: as soon as the backup is up)
+sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s \
+	backup b0 dmac 02:00:00:00:00:b1 release event || topo_die "sqr backup"
+sw ip link set b0 down
+traffic 200
+sw tc qdisc change dev r0 root sqr force down
+eval "$(sqr_counters)"
+tap_ok "failq_pkts >= 150 && backup_ok == 0" \
+	"backup down: $failq_pkts packets wait for it"
+sw ip link del b0
+tap_ok "$? == 0" "the backup device can be deleted while packets wait for it"
+eval "$(sqr_counters)"
+tap_ok "backup_ok == 0 && failq_pkts >= 150" \
+	"the packets still wait, with no backup ($failq_pkts)"
+sw tc qdisc change dev r0 root sqr backup same
+sw tc qdisc change dev r0 root sqr force up
+topo_nap 0.5
+eval "$(sqr_counters)"
+tap_ok "failq_pkts == 0 && resent >= 150" \
+	"back to the same port: the held packets left on it ($resent resent)"
+sw tc qdisc del dev r0 root
+tap_ok "$(held_now) == 0" "none left after the backup went away"
+
+# 5. the namespace goes, with copies and a fail queue held
+sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s || topo_die "sqr"
+traffic 200
+sw tc qdisc change dev r0 root sqr force down
+traffic 50
+topo_teardown
+tap_ok "$(held_now) == 0" "deleting the namespace with packets held: none left"
+rmmod sch_sqr
+tap_ok "$? == 0" "the module unloads"
+insmod "$TREE/net/sched/sch_sqr.ko"
+tap_done
