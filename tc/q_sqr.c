@@ -497,6 +497,7 @@ static const struct xs_field sqr_xs_fields[] = {
 	XS(cached, XS_U64), XS(cached_bytes, XS_U64), XS(expired, XS_U64),
 	XS(unprotected, XS_U64), XS(backstop, XS_U64),
 	XS(clone_fail, XS_U64), XS(ring_peak_bytes, XS_U64),
+	XS(ring_peak_mem, XS_U64),
 	XS_LINE,
 	XS(failures, XS_U64), XS(committed, XS_U64), XS(dup_avoided, XS_U64),
 	XS(resent, XS_U64), XS(resent_bytes, XS_U64), XS(diverted, XS_U64),

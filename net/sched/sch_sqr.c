@@ -28,9 +28,12 @@
  * context); it takes the lock, takes the packets to send on another device
  * off the fail queue, drops the lock and only then calls dev_queue_xmit()
  * (never under a qdisc lock), holding a reference on that device while it
- * does.  init, change, dump and destroy run under RTNL; change applies a
- * checked configuration under the lock, and init arms the timer only once
- * the child exists.  The list of instances, which the netdevice notifier
+ * does.  A reset keeps the copies; the one __qdisc_destroy() makes runs
+ * without the lock, so it does nothing and destroy, with the timer
+ * stopped, frees everything.  init, change, dump and destroy run under
+ * RTNL; change applies a checked configuration under the lock (at init a
+ * `force down` may arm the timer while the child is still noop_qdisc,
+ * which it handles).  The list of instances, which the netdevice notifier
  * walks, is guarded by sqr_list_lock (a mutex: the notifier and
  * init/destroy run in process context); the notifier takes an instance's
  * lock inside it.  q->backup is written under RTNL and the lock, so either
@@ -81,6 +84,7 @@ struct sqr_sched_data {
 	struct sk_buff_head ring;	/* copies, oldest first */
 	struct sk_buff_head failq;	/* committed copies, then diverted */
 	u64 ring_bytes;
+	u64 ring_mem;			/* truesize of the copies */
 	struct sqr_fsm fsm;
 	struct net_device *backup;	/* NULL: same port, or it went away */
 	netdevice_tracker backup_tracker;
@@ -154,8 +158,10 @@ static struct sk_buff *sqr_ring_pop(struct sqr_sched_data *q)
 {
 	struct sk_buff *skb = sqr_unhold(&q->ring);
 
-	if (skb)
+	if (skb) {
 		q->ring_bytes -= qdisc_pkt_len(skb);
+		q->ring_mem -= skb->truesize;
+	}
 	return skb;
 }
 
@@ -196,6 +202,11 @@ static bool sqr_protects(const struct sqr_sched_data *q,
 
 	if (off < 0 || skb->len <= off)
 		return false;
+	/* every IPv4 packet, the common case, needs no parse: IPv4 has no
+	 * neighbour discovery to leave out (ARP is not IPv4)
+	 */
+	if (!q->set.match.flags && skb->protocol == htons(ETH_P_IP))
+		return true;
 	avail = min_t(u32, skb->len - off, SQR_PARSE_BYTES);
 	p = skb_header_pointer(skb, off, avail, buf);
 	if (!p)
@@ -229,12 +240,15 @@ static void sqr_keep_copy(struct sqr_sched_data *q, struct sk_buff *skb,
 	*sqr_cb(c) = (struct sqr_cb){ .tx_ns = now, .copy = 1 };
 	sqr_hold(&q->ring, c);
 	q->ring_bytes += len;
+	q->ring_mem += c->truesize;
 	q->st.cached++;
 	q->st.cached_bytes += len;
 	if (skb_queue_len(&q->ring) > q->st.ring_peak_pkts)
 		q->st.ring_peak_pkts = skb_queue_len(&q->ring);
-	if (q->ring_bytes > q->st.ring_peak_bytes)
+	if (q->ring_bytes > q->st.ring_peak_bytes) {
 		q->st.ring_peak_bytes = q->ring_bytes;
+		q->st.ring_peak_mem = q->ring_mem;
+	}
 }
 
 /* ---- link state ---- */
@@ -261,6 +275,22 @@ static bool sqr_backup_ok(const struct sqr_sched_data *q)
 	return sqr_same_port(q) ? sqr_primary_ok(q) : sqr_dev_ok(q->backup);
 }
 
+/* The fail queue leaves through our own dequeue, on the primary: for the
+ * same port, and when the backup device is down or gone (the state
+ * machine releases only once the primary is back then)
+ */
+static bool sqr_release_here(const struct sqr_sched_data *q)
+{
+	return sqr_same_port(q) || !sqr_dev_ok(q->backup);
+}
+
+/* Held packets may leave now (RELEASING or FAILBACK) */
+static bool sqr_releasing(const struct sqr_sched_data *q)
+{
+	return q->fsm.state == SQR_STATE_RELEASING ||
+	       q->fsm.state == SQR_STATE_FAILBACK;
+}
+
 /* ---- the timer ---- */
 
 /* Arm the timer for @at unless it fires earlier already */
@@ -281,8 +311,13 @@ static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
 	struct sk_buff *head = skb_peek(&q->ring);
 	u64 at = next ?: U64_MAX, t;
 
+	/* copies expire at dequeue while packets flow; the timer only
+	 * frees what is left when they stop, a quarter hold late at most,
+	 * so that it wakes once for many copies and not once for each
+	 */
 	if (head)
-		at = min(at, sqr_cb(head)->tx_ns + q->set.hold_ns);
+		at = min(at, sqr_cb(head)->tx_ns + q->set.hold_ns +
+			 q->set.hold_ns / 4);
 	/* poll for a failure while copies are held, and for the way back
 	 * unless device events tell it
 	 */
@@ -428,7 +463,6 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 	struct sk_buff_head out;
 	u32 acts, errors = 0;
 	u8 dmac[ETH_ALEN];
-	bool kick = false;
 	struct sk_buff *skb;
 	u64 now, next;
 
@@ -452,27 +486,27 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 		q->st.gave_up += skb_queue_len(&q->failq);
 		sqr_free_held(&q->failq);
 	}
-	if (q->fsm.state == SQR_STATE_RELEASING || q->fsm.state == SQR_STATE_FAILBACK) {
-		if (!skb_queue_empty(&q->failq)) {
-			if (sqr_same_port(q)) {
-				kick = true;	/* our dequeue sends them */
-			} else if (q->backup) {
-				dev = q->backup;
-				dev_hold(dev);
-				memcpy(dmac, q->set.dmac, ETH_ALEN);
-				while ((skb = sqr_unhold(&q->failq))) {
-					sqr_count_out(q, skb);
-					__skb_queue_tail(&out, skb);
-				}
-				q->st.recovery_last = now - q->fsm.t_detect;
-			}
+	if (q->fsm.state != SQR_STATE_FAILED && sqr_release_here(q)) {
+		/* our dequeue sends the fail queue, or what the child held
+		 * back while the port was failed; never a detached qdisc
+		 * (dev_deactivate() sets the bit under this lock)
+		 */
+		if ((!skb_queue_empty(&q->failq) || sch->q.qlen) &&
+		    !test_bit(__QDISC_STATE_DEACTIVATED, &sch->state))
+			__netif_schedule(sch);
+	} else if (sqr_releasing(q) && !skb_queue_empty(&q->failq)) {
+		dev = q->backup;
+		dev_hold(dev);
+		memcpy(dmac, q->set.dmac, ETH_ALEN);
+		while ((skb = sqr_unhold(&q->failq))) {
+			sqr_count_out(q, skb);
+			__skb_queue_tail(&out, skb);
 		}
+		q->st.recovery_last = now - q->fsm.t_detect;
 	}
 	sqr_arm(q, now, next);
 	spin_unlock(root_lock);
 
-	if (kick)
-		__netif_schedule(sch);
 	if (!dev)
 		return HRTIMER_NORESTART;
 	while ((skb = __skb_dequeue(&out)))
@@ -497,7 +531,7 @@ static int sqr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	if (unlikely(sqr_fsm_diverting(&q->fsm)) && q->set.divert) {
 		/* the copies a ring may hold, and a device queue's worth */
-		if (skb_queue_len(&q->failq) >= q->set.ring_pkts +
+		if (skb_queue_len(&q->failq) >= (u64)q->set.ring_pkts +
 		    qdisc_dev(sch)->tx_queue_len) {
 			q->st.failq_drops++;
 			return qdisc_drop(skb, sch, to_free);
@@ -505,8 +539,8 @@ static int sqr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		/* behind the committed copies: it never overtakes them */
 		*sqr_cb(skb) = (struct sqr_cb){ 0 };
 		sqr_hold(&q->failq, skb);
-		if (!sqr_same_port(q))
-			sqr_arm_at(q, ktime_get_ns());
+		if (sqr_releasing(q) && !sqr_release_here(q))
+			sqr_arm_at(q, ktime_get_ns());	/* to the backup */
 		return NET_XMIT_SUCCESS;
 	}
 	ret = qdisc_enqueue(skb, q->child, to_free);
@@ -524,12 +558,11 @@ static struct sk_buff *sqr_peek(struct Qdisc *sch)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
 
-	if (sqr_same_port(q) && q->fsm.state != SQR_STATE_UP) {
-		if (q->fsm.state == SQR_STATE_FAILED)
-			return NULL;
-		if (!skb_queue_empty(&q->failq))
-			return skb_peek(&q->failq);
-	}
+	if (sqr_same_port(q) && q->fsm.state == SQR_STATE_FAILED)
+		return NULL;
+	if (sqr_releasing(q) && sqr_release_here(q) &&
+	    !skb_queue_empty(&q->failq))
+		return skb_peek(&q->failq);
 	return q->child->ops->peek(q->child);
 }
 
@@ -539,13 +572,13 @@ static struct sk_buff *sqr_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	u64 now;
 
-	if (unlikely(sqr_same_port(q) && q->fsm.state != SQR_STATE_UP)) {
-		/* the reconfigured port: held until the release, then the
-		 * committed copies and the diverted packets first
-		 */
-		if (q->fsm.state == SQR_STATE_FAILED)
+	if (unlikely(q->fsm.state != SQR_STATE_UP)) {
+		/* the reconfigured port: held until the release */
+		if (sqr_same_port(q) && q->fsm.state == SQR_STATE_FAILED)
 			return NULL;
-		skb = sqr_unhold(&q->failq);
+		/* then the committed copies and the diverted packets first */
+		skb = sqr_releasing(q) && sqr_release_here(q) ?
+		      sqr_unhold(&q->failq) : NULL;
 		if (skb) {
 			sqr_count_out(q, skb);
 			if (skb_queue_empty(&q->failq)) {
@@ -576,7 +609,10 @@ again:
 	if (q->fsm.state == SQR_STATE_UP && q->set.hold_ns) {
 		sqr_keep_copy(q, skb, now);
 		sqr_expire(q, now);
-		if (!q->timer_at)
+		/* the next poll (or expiry) must come within its period,
+		 * whatever the timer was armed for before
+		 */
+		if (!q->timer_at || q->timer_at > now + q->set.poll_ns)
 			sqr_arm(q, now, 0);
 	}
 	/* by the clock, not by the timer: its events run late by up to
@@ -600,22 +636,20 @@ again:
 }
 
 /* On a failure Linux detaches the port and resets its qdisc: then the
- * copies are what we are here for, and they stay.  Any other reset (a
- * delete, a replace) purges them.
+ * copies are what we are here for.  They stay on any reset (the ring
+ * empties itself as copies expire); destroy purges them.  The reset
+ * __qdisc_destroy() makes runs without the lock, with the timer still
+ * live: it is left to destroy, which stops the timer first.
  */
 static void sqr_reset(struct Qdisc *sch)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
 
-	if (!sqr_dev_ok(qdisc_dev(sch))) {
-		sqr_fail(sch, ktime_get_ns(), 0, NULL);
-		qdisc_reset(q->child);
+	if (!refcount_read(&sch->refcnt))
 		return;
-	}
+	if (!sqr_dev_ok(qdisc_dev(sch)))
+		sqr_fail(sch, ktime_get_ns(), 0, NULL);
 	qdisc_reset(q->child);
-	sqr_ring_purge(q);
-	sqr_free_held(&q->failq);
-	q->fsm.state = SQR_STATE_UP;
 }
 
 /* ---- configuration ---- */
@@ -627,33 +661,38 @@ static struct netlink_range_validation sqr_time = {
 	.max = SQR_MAX_TIME,
 };
 
-static struct netlink_range_validation sqr_time_nz = {
-	.min = 1,
-	.max = SQR_MAX_TIME,
-};
-
 static struct netlink_range_validation sqr_long_time = {
 	.max = 10 * SQR_MAX_TIME,
 };
 
-static struct netlink_range_validation sqr_long_time_nz = {
-	.min = 1,
+static struct netlink_range_validation sqr_poll_time = {
+	.min = 10,	/* a shorter poll only burns the CPU */
+	.max = SQR_MAX_TIME,
+};
+
+static struct netlink_range_validation sqr_max_hold_time = {
+	.min = 100,
 	.max = 10 * SQR_MAX_TIME,
+};
+
+static struct netlink_range_validation sqr_ring_pkts = {
+	.min = 1,
+	.max = 1000000,
 };
 
 static const struct nla_policy sqr_policy[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_HOLD]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
 	[TCA_SQR_RING_BYTES]	= NLA_POLICY_MIN(NLA_U32, 1),
-	[TCA_SQR_RING_PKTS]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_SQR_RING_PKTS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_ring_pkts),
 	[TCA_SQR_BACKUP]	= { .type = NLA_U32 },
 	[TCA_SQR_BACKUP_DMAC]	= NLA_POLICY_ETH_ADDR,
 	[TCA_SQR_RECONF]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
 	[TCA_SQR_RELEASE]	= NLA_POLICY_MAX(NLA_U8, __SQR_RELEASE_MAX - 1),
-	[TCA_SQR_MAX_HOLD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_long_time_nz),
+	[TCA_SQR_MAX_HOLD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_max_hold_time),
 	[TCA_SQR_FAILBACK]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
 	[TCA_SQR_DIVERT]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[TCA_SQR_DETECT]	= NLA_POLICY_MASK(NLA_U32, SQR_DETECT_MASK),
-	[TCA_SQR_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time_nz),
+	[TCA_SQR_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_poll_time),
 	[TCA_SQR_DEDUP_GUARD]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
 	[TCA_SQR_MATCH]		= NLA_POLICY_MASK(NLA_U32, SQR_MATCH_MASK),
 	[TCA_SQR_DSCP]		= NLA_POLICY_MAX(NLA_U8, 63),
@@ -796,6 +835,13 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 				    "sqr: poll must be shorter than hold, or a failure is found after the copies are gone");
 		return -EINVAL;
 	}
+	if (s->fsm.release == SQR_RELEASE_TIMER &&
+	    s->fsm.reconf_ns >= s->fsm.max_hold_ns) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_RECONF] ?:
+				    tb[TCA_SQR_MAX_HOLD],
+				    "sqr: reconf must be shorter than max_hold, or the held packets are given up before their release");
+		return -EINVAL;
+	}
 	if (s->backup_ifindex && !is_valid_ether_addr(s->dmac)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP_DMAC] ?:
 				    tb[TCA_SQR_BACKUP],
@@ -847,7 +893,7 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
 	struct nlattr *tb[TCA_SQR_MAX + 1];
-	struct net_device *backup;
+	struct net_device *backup = NULL;
 	struct sqr_settings s = q->set;
 	bool fault_changed;
 	u8 force = 0;
@@ -864,9 +910,14 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	err = sqr_settings_parse(&s, tb, extack);
 	if (err)
 		return err;
-	err = sqr_backup_get(sch, &s, tb, &backup, extack);
-	if (err)
-		return err;
+	/* only a new backup is looked up: the old one may be gone, and its
+	 * index taken by another device since
+	 */
+	if (tb[TCA_SQR_BACKUP]) {
+		err = sqr_backup_get(sch, &s, tb, &backup, extack);
+		if (err)
+			return err;
+	}
 	if (tb[TCA_SQR_FORCE])
 		force = nla_get_u8(tb[TCA_SQR_FORCE]);
 	fault_changed = tb[TCA_SQR_FAULT_LEN] || tb[TCA_SQR_FAULT_PERIOD] ||
@@ -874,7 +925,7 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 			tb[TCA_SQR_FAULT_OFFSET];
 
 	spin_lock_bh(qdisc_lock(sch));
-	if (backup != q->backup) {
+	if (tb[TCA_SQR_BACKUP] && backup != q->backup) {
 		/* a timer sending to the old one holds a reference of its own */
 		if (q->backup)
 			netdev_put(q->backup, &q->backup_tracker);
@@ -909,6 +960,7 @@ static int sqr_init(struct Qdisc *sch, struct nlattr *opt,
 		    struct netlink_ext_ack *extack)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct Qdisc *child;
 	int err;
 
 	q->sch = sch;
@@ -928,15 +980,13 @@ static int sqr_init(struct Qdisc *sch, struct nlattr *opt,
 	err = sqr_configure(sch, opt, true, extack);
 	if (err)
 		return err;
-	q->child = fifo_create_dflt(sch, &pfifo_qdisc_ops,
-				    max_t(u32, qdisc_dev(sch)->tx_queue_len, 1),
-				    extack);
-	if (IS_ERR(q->child)) {
-		err = PTR_ERR(q->child);
-		q->child = &noop_qdisc;
-		return err;
-	}
-	qdisc_hash_add(q->child, true);
+	child = fifo_create_dflt(sch, &pfifo_qdisc_ops,
+				 max_t(u32, qdisc_dev(sch)->tx_queue_len, 1),
+				 extack);
+	if (IS_ERR(child))
+		return PTR_ERR(child);
+	q->child = child;
+	qdisc_hash_add(child, true);
 	mutex_lock(&sqr_list_lock);
 	list_add(&q->node, &sqr_instances);
 	mutex_unlock(&sqr_list_lock);

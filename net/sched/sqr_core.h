@@ -174,16 +174,22 @@ static inline u32 sqr_fsm_down(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 	}
 }
 
-/* Can the fail queue go out now?  @primary_ok and @backup_ok: the two
- * devices are up (the same one for a same-port backup).
+/* Is there a way out for the fail queue?  @primary_ok and @backup_ok: the
+ * two devices are up (the same one for a same-port backup).  A backup
+ * device that is down or gone leaves the primary, once it is back.
  */
+static inline bool sqr_fsm_path_ok(const struct sqr_fsm_cfg *c,
+				   bool primary_ok, bool backup_ok)
+{
+	return c->same_port ? primary_ok : backup_ok || primary_ok;
+}
+
+/* Can the fail queue go out now? */
 static inline bool sqr_fsm_release_due(const struct sqr_fsm *f,
 				       const struct sqr_fsm_cfg *c, u64 now,
 				       bool primary_ok, bool backup_ok)
 {
-	bool path_ok = c->same_port ? primary_ok : backup_ok;
-
-	if (!path_ok)
+	if (!sqr_fsm_path_ok(c, primary_ok, backup_ok))
 		return false;	/* never release into a dead link */
 	if (c->release == SQR_RELEASE_TIMER)
 		return now >= f->t_release;
@@ -216,10 +222,17 @@ static inline u32 sqr_fsm_step(struct sqr_fsm *f, const struct sqr_fsm_cfg *c,
 			return SQR_A_GIVE_UP;
 		}
 		*next = f->t_detect + c->max_hold_ns;
-		if (c->release == SQR_RELEASE_TIMER && now < f->t_release)
+		if (c->release == SQR_RELEASE_TIMER && now < f->t_release &&
+		    f->t_release < *next)
 			*next = f->t_release;
 		return 0;
 	case SQR_STATE_RELEASING:
+		if (!sqr_fsm_path_ok(c, primary_ok, backup_ok)) {
+			/* the way out died too: hold again, max_hold anew */
+			sqr_fsm_fail(f, c, now);
+			return sqr_fsm_step(f, c, now, primary_ok, backup_ok,
+					    failq_empty, next);
+		}
 		if (!failq_empty || !primary_ok)
 			return 0;	/* the backup carries on */
 		if (c->failback_ns) {

@@ -20,13 +20,14 @@ set -u
 TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 # shellcheck source=../../tools/testing/lib/topo.sh
 source "$TREE/tools/testing/lib/topo.sh"
+# shellcheck source=pktgen.sh
+source "$TREE/scripts/lib/pktgen.sh"
 
 ROUNDS=${BENCH_FLOWS_ROUNDS:-9}
 PACKETS=${BENCH_FLOWS_PACKETS:-100000}
 COUNTS=${BENCH_FLOWS_COUNTS:-1 100 10000}
 DIR=${VM_OUT:-/tmp}/bench-flows
 DEV=pgdum0
-PG=/proc/net/pktgen
 FAST="tbf rate 10gbit burst 1m limit 10m"
 # "label=spec" entries; BENCH_FLOWS_QDISCS replaces them (";"-separated)
 QDISCS=("pfifo=pfifo limit 10000" "fq_codel=fq_codel" "sfq=sfq" "fq=fq"
@@ -35,30 +36,8 @@ QDISCS=("pfifo=pfifo limit 10000" "fq_codel=fq_codel" "sfq=sfq" "fq=fq"
 mkdir -p "$DIR"
 
 topo_modules sch_afq sch_calq
-modprobe -a sch_fq_codel sch_fq sch_sfq sch_tbf dummy pktgen ||
-	topo_die "cannot load pktgen and the in-tree qdiscs"
-# no IPv6: its router solicitations would cross the qdisc too
-ip link add "$DEV" type dummy &&
-	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1" &&
-	ip link set "$DEV" up || topo_die "cannot create the dummy device"
-
-# pg FILE COMMAND: one pktgen command, which reports a bad one in the file
-pg()
-{
-	echo "$2" >"$PG/$1" 2>/dev/null ||
-		topo_die "pktgen refused '$2' on $1: $(sed -n 's/^Result: //p' "$PG/$1" 2>/dev/null)"
-}
-
-pg kpktgend_0 rem_device_all
-pg kpktgend_0 "add_device $DEV"
-pg "$DEV" "xmit_mode queue_xmit"
-# a new skb for every packet (a reused one would sit in a queue twice)
-pg "$DEV" "clone_skb 0"
-pg "$DEV" "pkt_size $((14 + 20 + 8 + 64))"
-pg "$DEV" "count $PACKETS"
-pg "$DEV" "dst 10.250.0.2"
-pg "$DEV" "dst_mac 02:00:00:00:00:02"
-pg "$DEV" "flag NO_TIMESTAMP"
+modprobe -a sch_fq_codel sch_fq sch_sfq sch_tbf || topo_die "cannot load the in-tree qdiscs"
+pktgen_setup "$DEV" "$PACKETS"
 
 # measure K PLACE LABEL QDISC...: one run, appends "LABEL PLACE K pps round"
 measure()
@@ -74,10 +53,7 @@ measure()
 	else
 		tc qdisc add dev "$DEV" root "$@"
 	fi || topo_die "cannot set up $*"
-	pg "$DEV" "udp_src_min 1"
-	pg "$DEV" "udp_src_max $k"
-	pg pgctrl start
-	pps=$(sed -n 's/^ *\([0-9]*\)pps .*/\1/p' "$PG/$DEV")
+	pps=$(pktgen_run "$DEV" "$k")
 	sent=$(tc -s -j qdisc show dev "$DEV" |
 		python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["packets"])')
 	# a run whose packets did not all leave measured something else
@@ -99,9 +75,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		done
 	done
 done
-tc qdisc del dev "$DEV" root 2>/dev/null
-pg kpktgend_0 rem_device_all
-ip link del "$DEV"
+pktgen_done "$DEV"
 
 python3 - "$DIR/samples" "$PACKETS" "$ROUNDS" <<'PY'
 import statistics, sys

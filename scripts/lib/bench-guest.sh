@@ -160,7 +160,11 @@ for q in ("afq", "calq"):
               "qdisc's own cost)" % (q, what, ratio(pre + q, pre + "fq_codel")))
 PY
 
-# per-packet cost against the number of flows, then fairness against the
-# number of flows; each runs its own fabric
+# per-packet cost against the number of flows, fairness against the number
+# of flows, flow completion times against load, then sqr: its cost and
+# memory, and short flows across failures; each runs its own fabric
 "$TREE/scripts/lib/bench-flows.sh"
 "$TREE/scripts/lib/bench-fair.sh"
+"$TREE/scripts/lib/bench-fct.sh"
+"$TREE/scripts/lib/bench-sqr.sh"
+"$TREE/scripts/lib/bench-sqr-fct.sh"

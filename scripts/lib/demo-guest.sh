@@ -84,5 +84,6 @@ echo "  (time in the qdisc: headers ${trim_hsoj} us, data ${trim_dsoj} us on ave
 echo
 echo "Raw results: $DIR"
 
-# the afq part runs its own fabric
+# the afq and sqr parts run their own fabrics
 "$TREE/scripts/lib/demo-afq.sh"
+"$TREE/scripts/lib/demo-sqr.sh"

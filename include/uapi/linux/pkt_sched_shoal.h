@@ -381,6 +381,7 @@ struct tc_sqr_xstats {
 	__u64 detect_latency_max;
 	__u64 recovery_last;	/* ns, detection to the held packets sent */
 	__u64 ring_peak_bytes;
+	__u64 ring_peak_mem;	/* memory the copies kept at that peak (truesize) */
 	__u32 ring_pkts;	/* copies held now */
 	__u32 ring_bytes;
 	__u32 ring_peak_pkts;

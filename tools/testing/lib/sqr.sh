@@ -6,6 +6,7 @@
 #
 #   sqr_backup_link     b0 (switch) -- eth1 (receiver), a backup route
 #   sqr_counters        sqr's counters on r0 as NAME=VALUE lines for eval
+#   sqr_rx_down SECS    the receiver's end of r0 down for SECS, then up
 
 SQR_BACKUP_MAC=
 
@@ -64,4 +65,14 @@ q = next(q for q in json.load(sys.stdin) if q["kind"] == "sqr")
 for k, v in q.items():
     if isinstance(v, int) and not isinstance(v, bool):
         print("%s=%d" % (k, v))'
+}
+
+# The receiver's end of r0 (its eth0) down for $1 seconds, then up again
+# with its default route, which going down took away
+sqr_rx_down()
+{
+	rx ip link set eth0 down
+	topo_nap "$1"
+	rx ip link set eth0 up
+	rx ip route replace default via 10.200.0.254 dev eth0
 }

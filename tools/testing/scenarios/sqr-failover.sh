@@ -119,7 +119,7 @@ for out in 0.05 0.3; do
 		[ $mode = nosqr ] && opts="hold 0 $backup"
 		sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
 		stream "down-$out-$mode" \
-			"rx ip link set eth0 down; topo_nap $out; rx ip link set eth0 up"
+			"sqr_rx_down $out"
 		eval "$(sqr_counters)"
 		# what reached sqr: sent on r0 (bstats) or diverted to the
 		# backup (copies come on top); the rest took the backup route

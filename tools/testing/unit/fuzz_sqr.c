@@ -90,7 +90,7 @@ static void fuzz_fsm(const uint8_t *d, size_t size)
 			break;
 		default:
 			a = sqr_fsm_step(&f, &c, now, pri, bak, empty, &next);
-			if ((a & SQR_A_XMIT) && !(c.same_port ? pri : bak))
+			if ((a & SQR_A_XMIT) && !(c.same_port ? pri : bak || pri))
 				abort();	/* released into a dead link */
 			if ((a & SQR_A_COMMIT) || (next && next < now))
 				abort();

@@ -249,6 +249,24 @@ static void test_local_reroute(void)
 	a = sqr_fsm_step(&f, &c, 40, false, true, false, &next);
 	CHECK(a == SQR_A_XMIT && f.state == SQR_STATE_RELEASING,
 	      "backup up at 40: release");
+	a = sqr_fsm_step(&f, &c, 60, false, false, false, &next);
+	CHECK(a == 0 && f.state == SQR_STATE_FAILED && f.t_detect == 60 &&
+	      next == 60 + 100000,
+	      "the backup dies while releasing: held again, max_hold from 60");
+	a = sqr_fsm_step(&f, &c, 90, true, false, false, &next);
+	CHECK(a == SQR_A_XMIT && f.state == SQR_STATE_RELEASING,
+	      "backup still down, the primary back at 90: release through it");
+	a = sqr_fsm_step(&f, &c, 95, true, false, true, &next);
+	CHECK(f.state == SQR_STATE_UP, "drained through the primary: UP");
+
+	/* a reconfiguration longer than max_hold: the give-up comes first */
+	c = (struct sqr_fsm_cfg){ .reconf_ns = 5000, .max_hold_ns = 3000,
+				  .release = SQR_RELEASE_TIMER, .same_port = true };
+	f = (struct sqr_fsm){ 0 };
+	sqr_fsm_down(&f, &c, 0);
+	sqr_fsm_step(&f, &c, 0, true, true, false, &next);
+	CHECK(next == 3000, "reconf 5000 > max_hold 3000: next step at 3000, got %llu",
+	      (ull)next);
 }
 
 static void test_failback(void)
@@ -328,7 +346,7 @@ static void test_fsm_walk(void)
 			break;
 		default:
 			a = sqr_fsm_step(&f, &c, now, pri, bak, empty, &next);
-			if ((a & SQR_A_XMIT) && !(c.same_port ? pri : bak))
+			if ((a & SQR_A_XMIT) && !(c.same_port ? pri : bak || pri))
 				bad++;	/* released into a dead link */
 			if (a & SQR_A_COMMIT)
 				bad++;	/* only a detection commits */

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The sqr part of `make demo`, inside the VM: the switch's port to the
+# receiver fails under traffic, and the traffic fails over to a backup
+# link.  Once by sqr's fault injector (10 ms, found after 1 ms), once for
+# real (the receiver's end of the link goes down for a third of a second).
+# A sequenced UDP stream counts what was lost; then short TCP flows across
+# repeated outages count retransmission timeouts.  Each without copies
+# (hold 0: the failover alone) and with sqr holding them for 10 ms.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# values arrive by eval
+set -u
+
+TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
+# shellcheck source=../../tools/testing/lib/topo.sh
+source "$TREE/tools/testing/lib/topo.sh"
+# shellcheck source=../../tools/testing/lib/sqr.sh
+source "$TREE/tools/testing/lib/sqr.sh"
+
+DIR=${VM_OUT:-/tmp}/demo-sqr
+COUNT=3000
+RPC=$TREE/tools/testing/lib/rpc.py
+mkdir -p "$DIR"
+
+topo_modules sch_sqr
+topo_init demosqr
+topo_build 1 >/dev/null
+sqr_backup_link
+s1=$(topo_sender_ns 1)
+ip netns exec "$s1" ethtool -K eth0 tso off gso off >/dev/null
+backup="backup b0 dmac $SQR_BACKUP_MAC failback 5ms poll 200us"
+
+# stream HOLD OUTAGE_CMD: 3000 UDP packets at 2000/s, the outage 0.8 s in;
+# prints one row
+stream()
+{
+	local d=$DIR/udp pid
+
+	mkdir -p "$d"
+	sw tc qdisc replace dev r0 root handle 1: sqr hold "$1" $backup || topo_die "sqr"
+	topo_sink "$d/sink.json" -4 --dev any --expect "$COUNT" --idle 1500 --timeout 60
+	(topo_nap 0.8; eval "$2") &
+	pid=$!
+	topo_blast 1 4 "$d" --count "$COUNT" --rate 2000 --size 200 >/dev/null 2>&1
+	wait "$pid"
+	topo_sink_wait
+	eval "$(sqr_counters)"
+	printf '%-6s %9s %9s %11s %8s %8s\n' "$1" "$(jget "$d/sink.json" distinct)" \
+		"$((COUNT - $(jget "$d/sink.json" distinct)))" "$(jget "$d/sink.json" reordered)" \
+		"$resent" "$(jget "$d/sink.json" duplicates)"
+	sw tc qdisc del dev r0 root
+}
+
+timeouts()
+{
+	ip netns exec "$s1" nstat -az TcpExtTCPTimeouts | awk '$1 == "TcpExtTCPTimeouts" { print $2 }'
+}
+
+echo
+echo "== sqr: a failing link, with and without copies held"
+echo "   ($COUNT UDP packets at 2000/s; the backup link takes over at detection)"
+for outage in injected real; do
+	if [ $outage = injected ]; then
+		echo "one outage of 10 ms, found after 1 ms (sqr's fault injector):"
+		cmd="sw tc qdisc change dev r0 root sqr fault_len 10ms fault_detect 1ms fault_count 1"
+	else
+		echo "the receiver's end of the link down for 0.3 s (carrier lost):"
+		cmd="sqr_rx_down 0.3"
+	fi
+	printf '%-6s %9s %9s %11s %8s %8s\n' hold arrived lost "out of order" resent duplicates
+	for hold in 0 10ms; do
+		stream "$hold" "$cmd"
+		for _ in $(seq 1 50); do
+			sw ip link show r0 | grep -q LOWER_UP && break
+			topo_nap 0.1
+		done
+	done
+done
+
+rx python3 "$RPC" serve --port 5001 --ready "$DIR/rpc.ready" &
+TOPO_PIDS+=($!)
+for _ in $(seq 1 100); do
+	[ -e "$DIR/rpc.ready" ] && break
+	topo_nap 0.1
+done
+echo
+echo "60 short TCP flows (up to 100 KB) across outages of 6 ms every 40 ms,"
+echo "found after 2 ms:"
+printf '%-6s %8s %14s %12s %12s\n' hold flows "RTO timeouts" "p99 FCT ms" "max FCT ms"
+for hold in 0 10ms; do
+	sw tc qdisc replace dev r0 root handle 1: sqr hold "$hold" $backup &&
+		sw tc qdisc change dev r0 root sqr fault_len 6ms fault_detect 2ms fault_period 40ms ||
+		topo_die "sqr"
+	t0=$(timeouts)
+	ip netns exec "$s1" python3 "$RPC" call --dst 10.200.0.1 --port 5001 --flows 60 \
+		--seed 3 --json "$DIR/tcp-$hold.json" 2>/dev/null
+	python3 - "$DIR/tcp-$hold.json" "$hold" "$(($(timeouts) - t0))" <<'PY'
+import json, sys
+f = sorted(x["fct_us"] / 1000 for x in json.load(open(sys.argv[1]))["flows"])
+print("%-6s %8d %14s %12.1f %12.1f" % (sys.argv[2], len(f), sys.argv[3],
+                                        f[min(len(f) - 1, len(f) * 99 // 100)], f[-1]))
+PY
+	sw tc qdisc del dev r0 root
+done
+echo
+echo "Without copies the failover loses what was on the link until the failure"
+echo "was found, and TCP waits for a timeout (200 ms, a second for a SYN);"
+echo "sqr resends those packets from its ring, in order, milliseconds late."
