@@ -26,6 +26,7 @@ static void explain(void)
 {
 	fprintf(stderr,
 		"Usage: ... sqr [ hold TIME ] [ ring_bytes BYTES ] [ ring_pkts N ]\n"
+		"		[ copy_max BYTES ]\n"
 		"		[ backup DEV | backup same ] [ dmac MAC ]\n"
 		"		[ reconf TIME ] [ release timer | event | immediate ]\n"
 		"		[ max_hold TIME ] [ failback TIME ] [ divert | nodivert ]\n"
@@ -38,7 +39,8 @@ static void explain(void)
 		"		[ fault_detect TIME ] [ fault_count N ] [ fault_offset TIME ]\n"
 		"TIME: 30us, 1ms, 0.5s; a bare number is microseconds; hold 0 = no copies.\n"
 		"hold, reconf, failback, poll, dedup_guard, fault_len, fault_detect: up to 1s;\n"
-		"max_hold, fault_period, fault_offset: up to 10s.\n");
+		"max_hold, fault_period, fault_offset: up to 10s.\n"
+		"ring_bytes: 4kb to 1gb, the copy buffer; copy_max: up to 16kb, 0 = clone all.\n");
 }
 
 /* Width in bytes of every attribute we send (6: a MAC address) */
@@ -70,6 +72,7 @@ static const unsigned char sqr_attr_width[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_FAULT_DETECT]	= 4,
 	[TCA_SQR_FAULT_COUNT]	= 4,
 	[TCA_SQR_FAULT_OFFSET]	= 4,
+	[TCA_SQR_COPY_MAX]	= 4,
 };
 
 /* ---- value parsers ---- */
@@ -266,6 +269,7 @@ static const struct pu_opt sqr_opts[] = {
 	OPT("hold",		TCA_SQR_HOLD,		parse_time),
 	OPT("ring_bytes",	TCA_SQR_RING_BYTES,	parse_bytes),
 	OPT("ring_pkts",	TCA_SQR_RING_PKTS,	parse_num),
+	OPT("copy_max",		TCA_SQR_COPY_MAX,	parse_bytes),
 	OPT("backup",		TCA_SQR_BACKUP,		parse_dev),
 	OPT("dmac",		TCA_SQR_BACKUP_DMAC,	parse_mac),
 	OPT("reconf",		TCA_SQR_RECONF,		parse_time),
@@ -449,6 +453,8 @@ static int sqr_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	if (attr_u64(tb, TCA_SQR_RING_BYTES, &v))
 		print_size(PRINT_ANY, "ring_bytes", "ring_bytes %s ", v);
 	print_u32_opt(tb, TCA_SQR_RING_PKTS, "ring_pkts", "ring_pkts %u ");
+	if (attr_u64(tb, TCA_SQR_COPY_MAX, &v))
+		print_size(PRINT_ANY, "copy_max", "copy_max %s ", v);
 	print_backup(tb);
 	print_us(tb, TCA_SQR_RECONF, "reconf");
 	print_keyword(tb, TCA_SQR_RELEASE, "release", release_names,
@@ -497,11 +503,12 @@ static const struct xs_field sqr_xs_fields[] = {
 	XS(cached, XS_U64), XS(cached_bytes, XS_U64), XS(expired, XS_U64),
 	XS(unprotected, XS_U64), XS(backstop, XS_U64),
 	XS(clone_fail, XS_U64), XS(ring_peak_bytes, XS_U64),
-	XS(ring_peak_mem, XS_U64),
+	XS(ring_peak_mem, XS_U64), XS(cloned, XS_U64),
 	XS_LINE,
 	XS(failures, XS_U64), XS(committed, XS_U64), XS(dup_avoided, XS_U64),
 	XS(resent, XS_U64), XS(resent_bytes, XS_U64), XS(diverted, XS_U64),
 	XS(xmit_errors, XS_U64), XS(gave_up, XS_U64), XS(failq_drops, XS_U64),
+	XS(commit_nomem, XS_U64),
 	XS_LINE,
 	XS(detect_latency_last, XS_U64), XS(detect_latency_max, XS_U64),
 	XS(recovery_last, XS_U64),

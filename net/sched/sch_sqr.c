@@ -4,15 +4,17 @@
  * In-network Packet Loss Recovery from Link Failures for Highly Reliable
  * Datacenter Networks").
  *
- * The root qdisc of a port keeps a copy (skb_clone) of every protected
- * packet it sends for `hold`, the bound on failure detection.  A copy that
- * has served its time is freed.  When the link is found down (carrier
- * poll, device events, an external verdict or the fault injector) the
- * copies still held are committed to the fail queue and resent, in order
- * and before anything newer, on the backup: another device with the
- * Ethernet addresses rewritten, or the same port once it is back
- * (ShareBackup's reconfiguration).  The state machine, the match and the
- * injector's schedule are pure C in sqr_core.h, shared with the unit tests.
+ * The root qdisc of a port keeps a copy of every protected packet it sends
+ * for `hold`, the bound on failure detection: the frame, written into a
+ * preallocated ring buffer, or a clone for what a copy cannot carry (GSO,
+ * large frames).  A copy that has served its time is freed.  When the
+ * link is found down (carrier poll, device events, an external verdict or
+ * the fault injector) the copies still held are committed to the fail
+ * queue and resent, in order and before anything newer, on the backup:
+ * another device with the Ethernet addresses rewritten, or the same port
+ * once it is back (ShareBackup's reconfiguration).  The state machine, the
+ * match, the injector's schedule and the ring buffer's arithmetic are pure
+ * C in sqr_core.h, shared with the unit tests.
  * See Documentation/sch_sqr.md.
  *
  * Linux tears a port's qdisc down on carrier loss: dev_deactivate()
@@ -38,10 +40,13 @@
  * init/destroy run in process context); the notifier takes an instance's
  * lock inside it.  q->backup is written under RTNL and the lock, so either
  * holder may read it.  dump_stats takes the lock to copy the counters.
+ * The copy buffer is allocated in init and change, before the lock (it may
+ * sleep), swapped in under it, and the old one freed after it.
  *
- * Objects: every skb held in the ring or the fail queue is counted in
- * sqr_held_skbs, exported read-only as /sys/module/sch_sqr/parameters/
- * held_skbs, so a test can see that none is leaked.
+ * Objects: every packet held in a ring or a fail queue is counted in
+ * sqr_held_pkts, and every copy buffer in sqr_buffers, exported read-only
+ * as /sys/module/sch_sqr/parameters/held_pkts and buffers, so a test can
+ * see that none is leaked.
  */
 
 #include <linux/etherdevice.h>
@@ -52,6 +57,7 @@
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <net/dst.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
@@ -68,6 +74,7 @@ struct sqr_settings {
 	u64 guard_ns;
 	u32 ring_bytes;
 	u32 ring_pkts;
+	u32 copy_max;
 	u32 backup_ifindex;	/* 0: the same port */
 	u32 detect;		/* SQR_DETECT_* */
 	u8 dmac[ETH_ALEN];
@@ -81,10 +88,11 @@ struct sqr_sched_data {
 	struct sqr_settings set;
 	struct Qdisc *sch;
 	struct Qdisc *child;
-	struct sk_buff_head ring;	/* copies, oldest first */
+	u8 *buf;			/* the copy buffer */
+	struct sqr_buf ring;		/* the copies in it, oldest first */
 	struct sk_buff_head failq;	/* committed copies, then diverted */
-	u64 ring_bytes;
-	u64 ring_mem;			/* truesize of the copies */
+	u64 ring_bytes;			/* of the packets copied */
+	u64 ring_mem;			/* buffer and clones' truesize */
 	struct sqr_fsm fsm;
 	struct net_device *backup;	/* NULL: same port, or it went away */
 	netdevice_tracker backup_tracker;
@@ -100,12 +108,33 @@ struct sqr_sched_data {
 	struct tc_sqr_xstats st;
 };
 
+/* A copy in the ring: a record in the buffer with the frame after it, or
+ * with a clone of the original for what a copy cannot carry
+ */
+struct sqr_rec {
+	u64 tx_ns;		/* when the original was sent */
+	struct sk_buff *clone;	/* NULL: the frame follows */
+	u32 size;		/* bytes in the buffer, this header included */
+	u32 pkt_len;		/* qdisc_pkt_len(), for the byte counts */
+	u32 mark;
+	u32 priority;
+	u16 len;		/* the frame's bytes */
+	__be16 protocol;
+	u16 queue_mapping;
+	u16 network_off;	/* offsets from the frame's start */
+	u16 transport_off;	/* SQR_NO_OFF: not set */
+	u16 csum_start;		/* CHECKSUM_PARTIAL: where the sum starts */
+	u16 csum_offset;
+	u8 ip_summed;		/* CHECKSUM_PARTIAL or CHECKSUM_NONE */
+	u8 wire_lost;		/* the injector dropped its original */
+};
+
+#define SQR_NO_OFF	0xffff
+
 /* What a held skb carries in its qdisc cb */
 struct sqr_cb {
-	u64 tx_ns;		/* a copy: when its original was sent */
 	u8 copy;		/* a copy, not a diverted original */
-	u8 wire_lost;		/* the injector dropped its original */
-} __packed;
+};
 
 static struct sqr_cb *sqr_cb(const struct sk_buff *skb)
 {
@@ -116,7 +145,8 @@ static struct sqr_cb *sqr_cb(const struct sk_buff *skb)
 /* per CPU, summed when read: no shared cache line on every copy (a
  * CPU's count goes negative when another frees what it held)
  */
-static DEFINE_PER_CPU(long, sqr_held_skbs);
+static DEFINE_PER_CPU(long, sqr_held_pkts);
+static atomic_long_t sqr_buffers = ATOMIC_LONG_INIT(0);
 static LIST_HEAD(sqr_instances);
 static DEFINE_MUTEX(sqr_list_lock);
 
@@ -126,7 +156,7 @@ static int sqr_held_get(char *buf, const struct kernel_param *kp)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += per_cpu(sqr_held_skbs, cpu);
+		n += per_cpu(sqr_held_pkts, cpu);
 	return sysfs_emit(buf, "%ld\n", n);
 }
 
@@ -134,15 +164,27 @@ static const struct kernel_param_ops sqr_held_ops = {
 	.get = sqr_held_get,
 };
 
-module_param_cb(held_skbs, &sqr_held_ops, NULL, 0444);
-MODULE_PARM_DESC(held_skbs, "skbs held in rings and fail queues, all instances");
+module_param_cb(held_pkts, &sqr_held_ops, NULL, 0444);
+MODULE_PARM_DESC(held_pkts, "packets held in rings and fail queues, all instances");
+
+static int sqr_buffers_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(&sqr_buffers));
+}
+
+static const struct kernel_param_ops sqr_buffers_ops = {
+	.get = sqr_buffers_get,
+};
+
+module_param_cb(buffers, &sqr_buffers_ops, NULL, 0444);
+MODULE_PARM_DESC(buffers, "copy buffers allocated, all instances");
 
 /* ---- the ring and the fail queue ---- */
 
 static void sqr_hold(struct sk_buff_head *list, struct sk_buff *skb)
 {
 	__skb_queue_tail(list, skb);
-	this_cpu_inc(sqr_held_skbs);
+	this_cpu_inc(sqr_held_pkts);
 }
 
 static struct sk_buff *sqr_unhold(struct sk_buff_head *list)
@@ -150,7 +192,7 @@ static struct sk_buff *sqr_unhold(struct sk_buff_head *list)
 	struct sk_buff *skb = __skb_dequeue(list);
 
 	if (skb)
-		this_cpu_dec(sqr_held_skbs);
+		this_cpu_dec(sqr_held_pkts);
 	return skb;
 }
 
@@ -162,23 +204,54 @@ static void sqr_free_held(struct sk_buff_head *list)
 		kfree_skb(skb);
 }
 
-static struct sk_buff *sqr_ring_pop(struct sqr_sched_data *q)
+static struct sqr_rec *sqr_oldest(const struct sqr_sched_data *q)
 {
-	struct sk_buff *skb = sqr_unhold(&q->ring);
-
-	if (skb) {
-		q->ring_bytes -= qdisc_pkt_len(skb);
-		q->ring_mem -= skb->truesize;
-	}
-	return skb;
+	return q->ring.count ? (struct sqr_rec *)(q->buf + q->ring.tail) : NULL;
 }
 
-static void sqr_ring_purge(struct sqr_sched_data *q)
+/* Forget the oldest copy, @rec; its clone, if any, is the caller's */
+static void sqr_ring_drop(struct sqr_sched_data *q, const struct sqr_rec *rec)
 {
-	struct sk_buff *skb;
+	q->ring_bytes -= rec->pkt_len;
+	q->ring_mem -= rec->size + (rec->clone ? rec->clone->truesize : 0);
+	sqr_buf_drop(&q->ring, rec->size);
+	this_cpu_dec(sqr_held_pkts);
+}
 
-	while ((skb = sqr_ring_pop(q)))
-		kfree_skb(skb);
+/* Drop the oldest copies until those left take @size bytes at most */
+static void sqr_ring_trim(struct sqr_sched_data *q, u32 size)
+{
+	struct sqr_rec *rec;
+
+	while (q->ring.used > size && (rec = sqr_oldest(q))) {
+		struct sk_buff *clone = rec->clone;
+
+		sqr_ring_drop(q, rec);
+		kfree_skb(clone);
+	}
+}
+
+/* Move the copies into @buf of @size (NULL and 0: none wanted any more),
+ * the oldest dropped if they do not all fit; returns the old buffer
+ */
+static u8 *sqr_ring_move(struct sqr_sched_data *q, u8 *buf, u32 size)
+{
+	u32 before = q->ring.count;
+	struct sqr_rec *rec;
+	struct sqr_buf to;
+	u8 *old = q->buf;
+
+	sqr_ring_trim(q, size);
+	q->st.backstop += before - q->ring.count;
+	/* in order from 0: what is left fits without a wrap */
+	sqr_buf_init(&to, size);
+	while ((rec = sqr_oldest(q))) {
+		memcpy(buf + sqr_buf_take(&to, rec->size), rec, rec->size);
+		sqr_buf_drop(&q->ring, rec->size);
+	}
+	q->ring = to;
+	q->buf = buf;
+	return old;
 }
 
 /* Free the copies whose hold is over.  Lazily: a late free only costs
@@ -186,16 +259,18 @@ static void sqr_ring_purge(struct sqr_sched_data *q)
  */
 static void sqr_expire(struct sqr_sched_data *q, u64 now)
 {
-	struct sk_buff *skb;
+	struct sqr_rec *rec;
 
-	while ((skb = skb_peek(&q->ring)) &&
-	       sqr_expired(sqr_cb(skb)->tx_ns, q->set.hold_ns, now)) {
-		skb = sqr_ring_pop(q);
+	while ((rec = sqr_oldest(q)) &&
+	       sqr_expired(rec->tx_ns, q->set.hold_ns, now)) {
+		struct sk_buff *clone = rec->clone;
+
 		/* the injector lost its original and nobody noticed */
-		if (sqr_cb(skb)->wire_lost)
+		if (rec->wire_lost)
 			q->st.lost++;
 		q->st.expired++;
-		consume_skb(skb);
+		sqr_ring_drop(q, rec);
+		consume_skb(clone);
 	}
 }
 
@@ -223,40 +298,129 @@ static bool sqr_protects(const struct sqr_sched_data *q,
 	return sqr_protected(&q->set.match, &pk);
 }
 
-/* Keep a copy of @skb, about to go out at @now, if it is protected */
-static void sqr_keep_copy(struct sqr_sched_data *q, struct sk_buff *skb,
-			  u64 now)
+/* A copy in the buffer costs a write where the ring's head is: no skb to
+ * allocate now, none to free at expiry, and the original's memory goes
+ * back at once.  What it cannot carry a clone keeps: GSO, an offloaded
+ * VLAN tag, tunnel offsets, a CRC offload, and frames above copy_max.
+ */
+static bool sqr_copyable(const struct sk_buff *skb, u32 copy_max)
 {
-	u32 len = qdisc_pkt_len(skb);
-	struct sk_buff *c;
+	if (skb->len > copy_max || skb_is_gso(skb) ||
+	    skb_vlan_tag_present(skb) || skb->encapsulation ||
+	    skb->csum_not_inet)
+		return false;
+	/* a checksum to finish must lie in the frame */
+	return skb->ip_summed != CHECKSUM_PARTIAL ||
+	       (skb_checksum_start_offset(skb) >= 0 &&
+		skb_checksum_start_offset(skb) + skb->csum_offset + 2 <=
+		skb->len);
+}
+
+static void sqr_rec_fill(struct sqr_rec *rec, const struct sk_buff *skb)
+{
+	rec->len = skb->len;
+	rec->protocol = skb->protocol;
+	rec->mark = skb->mark;
+	rec->priority = skb->priority;
+	rec->queue_mapping = skb_get_queue_mapping(skb);
+	rec->network_off = skb_network_offset(skb);	/* checked: >= 0 */
+	rec->transport_off = SQR_NO_OFF;
+	if (skb_transport_header_was_set(skb) &&
+	    skb_transport_offset(skb) >= 0 &&
+	    skb_transport_offset(skb) <= skb->len)
+		rec->transport_off = skb_transport_offset(skb);
+	rec->ip_summed = CHECKSUM_NONE;	/* the sums are in the frame */
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		rec->ip_summed = CHECKSUM_PARTIAL;
+		rec->csum_start = skb_checksum_start_offset(skb);
+		rec->csum_offset = skb->csum_offset;
+	}
+	skb_copy_bits(skb, 0, rec + 1, skb->len);
+}
+
+/* The packet to resend for the copy @rec: its clone, or the frame again */
+static struct sk_buff *sqr_rec_skb(struct sqr_sched_data *q,
+				   const struct sqr_rec *rec)
+{
+	struct sk_buff *skb;
+
+	if (rec->clone)
+		return rec->clone;
+	skb = __netdev_alloc_skb(qdisc_dev(q->sch), rec->len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_put_data(skb, rec + 1, rec->len);
+	qdisc_skb_cb(skb)->pkt_len = rec->pkt_len;
+	skb->protocol = rec->protocol;
+	skb->mark = rec->mark;
+	skb->priority = rec->priority;
+	skb_set_queue_mapping(skb, rec->queue_mapping);
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, rec->network_off);
+	skb_reset_mac_len(skb);
+	if (rec->transport_off != SQR_NO_OFF)
+		skb_set_transport_header(skb, rec->transport_off);
+	if (rec->ip_summed == CHECKSUM_PARTIAL) {
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) + rec->csum_start;
+		skb->csum_offset = rec->csum_offset;
+	}
+	return skb;
+}
+
+/* Keep a copy of @skb, about to go out at @now, if it is protected;
+ * returns it, or NULL
+ */
+static struct sqr_rec *sqr_keep_copy(struct sqr_sched_data *q,
+				     struct sk_buff *skb, u64 now)
+{
+	bool copy = sqr_copyable(skb, q->set.copy_max);
+	u32 len = qdisc_pkt_len(skb), size, off;
+	struct sk_buff *clone = NULL;
+	struct sqr_rec *rec;
 
 	if (!sqr_protects(q, skb)) {
 		q->st.unprotected++;
-		return;
+		return NULL;
 	}
-	if (!sqr_ring_room(skb_queue_len(&q->ring), q->ring_bytes, len,
+	if (!sqr_ring_room(q->ring.count, q->ring_bytes, len,
 			   q->set.ring_pkts, q->set.ring_bytes)) {
 		q->st.backstop++;
-		return;
+		return NULL;
 	}
-	c = skb_clone(skb, GFP_ATOMIC);
-	if (!c) {
-		q->st.clone_fail++;
-		return;
+	if (!copy) {
+		clone = skb_clone(skb, GFP_ATOMIC);
+		if (!clone) {
+			q->st.clone_fail++;
+			return NULL;
+		}
 	}
-	/* the clone's cb is its own: the original's is the device's now */
-	*sqr_cb(c) = (struct sqr_cb){ .tx_ns = now, .copy = 1 };
-	sqr_hold(&q->ring, c);
+	size = sizeof(*rec) + (copy ? ALIGN(skb->len, 8) : 0);
+	off = sqr_buf_take(&q->ring, size);
+	if (off == SQR_BUF_FULL) {
+		kfree_skb(clone);
+		q->st.backstop++;
+		return NULL;
+	}
+	rec = (struct sqr_rec *)(q->buf + off);
+	*rec = (struct sqr_rec){ .tx_ns = now, .clone = clone, .size = size,
+				 .pkt_len = len };
+	if (copy)
+		sqr_rec_fill(rec, skb);
+	else
+		q->st.cloned++;
+	this_cpu_inc(sqr_held_pkts);
 	q->ring_bytes += len;
-	q->ring_mem += c->truesize;
+	q->ring_mem += size + (clone ? clone->truesize : 0);
 	q->st.cached++;
 	q->st.cached_bytes += len;
-	if (skb_queue_len(&q->ring) > q->st.ring_peak_pkts)
-		q->st.ring_peak_pkts = skb_queue_len(&q->ring);
+	if (q->ring.count > q->st.ring_peak_pkts)
+		q->st.ring_peak_pkts = q->ring.count;
 	if (q->ring_bytes > q->st.ring_peak_bytes) {
 		q->st.ring_peak_bytes = q->ring_bytes;
 		q->st.ring_peak_mem = q->ring_mem;
 	}
+	return rec;
 }
 
 /* ---- link state ---- */
@@ -316,7 +480,7 @@ static void sqr_arm_at(struct sqr_sched_data *q, u64 at)
  */
 static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
 {
-	struct sk_buff *head = skb_peek(&q->ring);
+	struct sqr_rec *head = sqr_oldest(q);
 	u64 at = next ?: U64_MAX, t;
 
 	/* copies expire at dequeue while packets flow; the timer only
@@ -324,7 +488,7 @@ static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
 	 * so that it wakes once for many copies and not once for each
 	 */
 	if (head)
-		at = min(at, sqr_cb(head)->tx_ns + q->set.hold_ns +
+		at = min(at, head->tx_ns + q->set.hold_ns +
 			 q->set.hold_ns / 4);
 	/* poll for a failure while copies are held, and for the way back
 	 * unless device events tell it
@@ -368,6 +532,7 @@ static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset,
 		     struct sk_buff **pending)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct sqr_rec *rec;
 	struct sk_buff *skb;
 
 	if (!(sqr_fsm_down(&q->fsm, &q->set.fsm, now) & SQR_A_COMMIT))
@@ -378,14 +543,22 @@ static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset,
 		q->st.detect_latency_max = max(q->st.detect_latency_max,
 					       now - onset);
 	}
-	while ((skb = sqr_ring_pop(q))) {
-		if (!sqr_commit_copy(sqr_cb(skb)->tx_ns, onset,
-				     q->set.guard_ns)) {
+	/* the frames become packets again here, once per failure */
+	while ((rec = sqr_oldest(q))) {
+		if (!sqr_commit_copy(rec->tx_ns, onset, q->set.guard_ns)) {
+			skb = rec->clone;
 			q->st.dup_avoided++;
+			sqr_ring_drop(q, rec);
 			consume_skb(skb);
 			continue;
 		}
-		sqr_cb(skb)->wire_lost = 0;	/* it will be resent */
+		skb = sqr_rec_skb(q, rec);
+		sqr_ring_drop(q, rec);
+		if (!skb) {
+			q->st.commit_nomem++;
+			continue;
+		}
+		*sqr_cb(skb) = (struct sqr_cb){ .copy = 1 };
 		sqr_hold(&q->failq, skb);
 		q->st.committed++;
 	}
@@ -577,6 +750,7 @@ static struct sk_buff *sqr_peek(struct Qdisc *sch)
 static struct sk_buff *sqr_dequeue(struct Qdisc *sch)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct sqr_rec *copy;
 	struct sk_buff *skb;
 	u64 now;
 
@@ -614,8 +788,9 @@ again:
 		sqr_fail(sch, now, 0, &skb);
 	if (!skb)
 		return NULL;	/* found down just now: held, not sent */
+	copy = NULL;
 	if (q->fsm.state == SQR_STATE_UP && q->set.hold_ns) {
-		sqr_keep_copy(q, skb, now);
+		copy = sqr_keep_copy(q, skb, now);
 		sqr_expire(q, now);
 		/* the next poll (or expiry) must come within its period,
 		 * whatever the timer was armed for before
@@ -629,10 +804,8 @@ again:
 	if (unlikely(q->set.fault.len_ns) &&
 	    sqr_fault_blackout(&q->set.fault, q->fault_start, now)) {
 		/* lost on the wire; a copy taken above will make up for it */
-		struct sk_buff *copy = skb_peek_tail(&q->ring);
-
-		if (copy && skb_shinfo(copy) == skb_shinfo(skb))
-			sqr_cb(copy)->wire_lost = 1;
+		if (copy)
+			copy->wire_lost = 1;
 		else
 			q->st.lost++;
 		q->st.fault_drops++;
@@ -688,9 +861,18 @@ static struct netlink_range_validation sqr_ring_pkts = {
 	.max = 1000000,
 };
 
+static struct netlink_range_validation sqr_ring_bytes = {
+	.min = SQR_MIN_RING_BYTES,
+	.max = SQR_MAX_RING_BYTES,
+};
+
+static struct netlink_range_validation sqr_copy_max = {
+	.max = SQR_MAX_COPY_MAX,
+};
+
 static const struct nla_policy sqr_policy[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_HOLD]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
-	[TCA_SQR_RING_BYTES]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[TCA_SQR_RING_BYTES]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_ring_bytes),
 	[TCA_SQR_RING_PKTS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_ring_pkts),
 	[TCA_SQR_BACKUP]	= { .type = NLA_U32 },
 	[TCA_SQR_BACKUP_DMAC]	= NLA_POLICY_ETH_ADDR,
@@ -716,6 +898,7 @@ static const struct nla_policy sqr_policy[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_FAULT_DETECT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
 	[TCA_SQR_FAULT_COUNT]	= { .type = NLA_U32 },
 	[TCA_SQR_FAULT_OFFSET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_long_time),
+	[TCA_SQR_COPY_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_copy_max),
 };
 
 static void sqr_settings_default(struct sqr_settings *s)
@@ -726,6 +909,7 @@ static void sqr_settings_default(struct sqr_settings *s)
 	s->guard_ns = SQR_DEF_DEDUP_GUARD * NSEC_PER_USEC;
 	s->ring_bytes = SQR_DEF_RING_BYTES;
 	s->ring_pkts = SQR_DEF_RING_PKTS;
+	s->copy_max = SQR_DEF_COPY_MAX;
 	s->detect = SQR_DETECT_CARRIER | SQR_DETECT_NOTIFIER;
 	s->divert = 1;
 	s->match.dscp_mask = 0x3f;
@@ -795,6 +979,8 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 		s->ring_bytes = nla_get_u32(tb[TCA_SQR_RING_BYTES]);
 	if (tb[TCA_SQR_RING_PKTS])
 		s->ring_pkts = nla_get_u32(tb[TCA_SQR_RING_PKTS]);
+	if (tb[TCA_SQR_COPY_MAX])
+		s->copy_max = nla_get_u32(tb[TCA_SQR_COPY_MAX]);
 	if (tb[TCA_SQR_BACKUP])
 		s->backup_ifindex = nla_get_u32(tb[TCA_SQR_BACKUP]);
 	if (tb[TCA_SQR_BACKUP_DMAC])
@@ -819,6 +1005,12 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 	sqr_parse_fault(&s->fault, tb);
 	s->fsm.same_port = !s->backup_ifindex;
 
+	if (s->copy_max + sizeof(struct sqr_rec) > s->ring_bytes) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_COPY_MAX] ?:
+				    tb[TCA_SQR_RING_BYTES],
+				    "sqr: ring_bytes must hold a copy of copy_max bytes and its record");
+		return -EINVAL;
+	}
 	if (s->match.port_lo > s->match.port_hi) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_PORT_MIN] ?:
 				    tb[TCA_SQR_PORT_MAX],
@@ -903,7 +1095,9 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	struct nlattr *tb[TCA_SQR_MAX + 1];
 	struct net_device *backup = NULL;
 	struct sqr_settings s = q->set;
+	u8 *buf = NULL, *old = NULL;
 	bool fault_changed;
+	u32 buf_size;
 	u8 force = 0;
 	int err;
 
@@ -931,6 +1125,19 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	fault_changed = tb[TCA_SQR_FAULT_LEN] || tb[TCA_SQR_FAULT_PERIOD] ||
 			tb[TCA_SQR_FAULT_DETECT] || tb[TCA_SQR_FAULT_COUNT] ||
 			tb[TCA_SQR_FAULT_OFFSET];
+	/* the copy buffer, allocated here where we may sleep; none is kept
+	 * without copies
+	 */
+	buf_size = s.hold_ns ? s.ring_bytes : 0;
+	if (buf_size && buf_size != q->ring.size) {
+		buf = kvmalloc(buf_size, GFP_KERNEL | __GFP_NOWARN);
+		if (!buf) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_RING_BYTES],
+					    "sqr: no memory for a copy buffer of ring_bytes");
+			return -ENOMEM;
+		}
+		atomic_long_inc(&sqr_buffers);
+	}
 
 	spin_lock_bh(qdisc_lock(sch));
 	if (tb[TCA_SQR_BACKUP] && backup != q->backup) {
@@ -942,10 +1149,8 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 		q->backup = backup;
 	}
 	q->set = s;
-	if (!s.hold_ns) {
-		/* no copies wanted: the ring serves nothing any more */
-		sqr_ring_purge(q);
-	}
+	if (buf_size != q->ring.size)
+		old = sqr_ring_move(q, buf, buf_size);
 	if (fault_changed) {
 		/* the injector starts over from this change */
 		q->fault_start = ktime_get_ns();
@@ -961,6 +1166,10 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	if (!init)
 		sqr_arm_at(q, ktime_get_ns());	/* reconsider everything now */
 	spin_unlock_bh(qdisc_lock(sch));
+	if (old) {
+		kvfree(old);
+		atomic_long_dec(&sqr_buffers);
+	}
 	return 0;
 }
 
@@ -972,7 +1181,6 @@ static int sqr_init(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	q->sch = sch;
-	__skb_queue_head_init(&q->ring);
 	__skb_queue_head_init(&q->failq);
 	INIT_LIST_HEAD(&q->node);
 	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
@@ -1019,7 +1227,11 @@ static void sqr_destroy(struct Qdisc *sch)
 	list_del_init(&q->node);
 	mutex_unlock(&sqr_list_lock);
 	hrtimer_cancel(&q->timer);
-	sqr_ring_purge(q);
+	sqr_ring_trim(q, 0);
+	if (q->buf) {
+		kvfree(q->buf);
+		atomic_long_dec(&sqr_buffers);
+	}
 	sqr_free_held(&q->failq);
 	qdisc_put(q->child);
 	if (q->backup)
@@ -1082,6 +1294,7 @@ static int sqr_dump(struct Qdisc *sch, struct sk_buff *skb)
 	if (sqr_put_us(skb, TCA_SQR_HOLD, s->hold_ns) ||
 	    nla_put_u32(skb, TCA_SQR_RING_BYTES, s->ring_bytes) ||
 	    nla_put_u32(skb, TCA_SQR_RING_PKTS, s->ring_pkts) ||
+	    nla_put_u32(skb, TCA_SQR_COPY_MAX, s->copy_max) ||
 	    nla_put_u32(skb, TCA_SQR_BACKUP, s->backup_ifindex) ||
 	    (s->backup_ifindex &&
 	     nla_put(skb, TCA_SQR_BACKUP_DMAC, ETH_ALEN, s->dmac)) ||
@@ -1110,7 +1323,7 @@ static int sqr_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	spin_lock_bh(qdisc_lock(sch));
 	st = q->st;
-	st.ring_pkts = skb_queue_len(&q->ring);
+	st.ring_pkts = q->ring.count;
 	st.ring_bytes = q->ring_bytes;
 	st.failq_pkts = skb_queue_len(&q->failq);
 	st.state = q->fsm.state;

@@ -3,8 +3,8 @@
  * Algorithm core of sch_sqr (SQR, Qu et al.): which packets are protected,
  * when a held copy has served its time, which copies a failure commits, the
  * failure/release/fail-back state machine (states, release modes and
- * match flags are the uapi's), the fault injector's schedule and
- * the ring's backstop.  Plain C, no kernel calls: the module and the
+ * match flags are the uapi's), the fault injector's schedule, the ring's
+ * backstop and its buffer's arithmetic.  Plain C, no kernel calls: the module and the
  * userspace unit tests and fuzzers build this file.  Times are u64
  * nanoseconds of one monotonic clock; they do not wrap.
  */
@@ -118,6 +118,71 @@ static inline bool sqr_ring_room(u32 pkts, u64 bytes, u32 len,
 				 u32 limit_pkts, u64 limit_bytes)
 {
 	return pkts < limit_pkts && bytes + len <= limit_bytes;
+}
+
+/* ---- the copy buffer ---- */
+
+/* The ring's records (each a multiple of 8 bytes) in one byte buffer of
+ * @size, written at head and freed oldest first at tail.  A record that
+ * does not fit before the end starts again at 0; the end it leaves
+ * (from wrap on) is skipped until tail gets there.  A copy costs a write
+ * where the head is and a free costs moving the tail: no allocation.
+ */
+struct sqr_buf {
+	u32 size;
+	u32 head;	/* where the next record goes */
+	u32 tail;	/* the oldest record */
+	u32 wrap;	/* wrapped: where the records before 0 end */
+	u32 count;	/* records */
+	u32 used;	/* bytes they take (the skipped end not counted) */
+	bool wrapped;	/* the records run from tail to wrap, then 0 to head */
+};
+
+#define SQR_BUF_FULL	(~0U)
+
+static inline void sqr_buf_init(struct sqr_buf *b, u32 size)
+{
+	*b = (struct sqr_buf){ .size = size };
+}
+
+/* Room for a record of @n bytes: its offset, or SQR_BUF_FULL */
+static inline u32 sqr_buf_take(struct sqr_buf *b, u32 n)
+{
+	u32 off;
+
+	if (!b->wrapped) {
+		if (n <= b->size - b->head) {
+			off = b->head;
+		} else if (n <= b->tail) {
+			b->wrap = b->head;
+			b->wrapped = true;
+			off = 0;
+		} else {
+			return SQR_BUF_FULL;
+		}
+	} else {
+		if (n > b->tail - b->head)
+			return SQR_BUF_FULL;
+		off = b->head;
+	}
+	b->head = off + n;
+	b->count++;
+	b->used += n;
+	return off;
+}
+
+/* Free the oldest record, of @n bytes */
+static inline void sqr_buf_drop(struct sqr_buf *b, u32 n)
+{
+	b->tail += n;
+	b->count--;
+	b->used -= n;
+	if (b->wrapped && b->tail == b->wrap) {
+		b->tail = 0;
+		b->wrapped = false;
+	}
+	if (!b->count)
+		sqr_buf_init(b, b->size);	/* the whole buffer in one piece */
 }
 
 /* ---- failure, release and fail-back ---- */

@@ -287,7 +287,7 @@ enum {
 	TCA_SQR_UNSPEC,
 	TCA_SQR_PAD,
 	TCA_SQR_HOLD,		/* u32: us a sent copy is held; 0 = no copies */
-	TCA_SQR_RING_BYTES,	/* u32: backstop, bytes of copies held (1..) */
+	TCA_SQR_RING_BYTES,	/* u32: the copy buffer, bytes (4096..1 GiB) */
 	TCA_SQR_RING_PKTS,	/* u32: backstop, copies held (1..) */
 	TCA_SQR_BACKUP,		/* u32: backup ifindex; 0 = the same port */
 	TCA_SQR_BACKUP_DMAC,	/* binary[6]: the next hop's address there */
@@ -313,6 +313,9 @@ enum {
 	TCA_SQR_FAULT_DETECT,	/* u32: us from an outage's start to detection */
 	TCA_SQR_FAULT_COUNT,	/* u32: outages; 0 = until changed */
 	TCA_SQR_FAULT_OFFSET,	/* u32: us from the change to the first */
+	TCA_SQR_COPY_MAX,	/* u32: frames up to this are copied, larger
+				 * or GSO ones cloned; 0 = clone all
+				 */
 	__TCA_SQR_MAX
 };
 
@@ -346,6 +349,10 @@ enum sqr_force {
 #define SQR_DEF_HOLD		1000		/* us */
 #define SQR_DEF_RING_BYTES	(4U << 20)
 #define SQR_DEF_RING_PKTS	8192
+#define SQR_MIN_RING_BYTES	4096
+#define SQR_MAX_RING_BYTES	(1U << 30)
+#define SQR_DEF_COPY_MAX	2048
+#define SQR_MAX_COPY_MAX	16384
 #define SQR_DEF_MAX_HOLD	100000		/* us */
 #define SQR_DEF_POLL		100		/* us */
 #define SQR_DEF_DEDUP_GUARD	5		/* us */
@@ -363,7 +370,7 @@ struct tc_sqr_xstats {
 	__u64 cached_bytes;
 	__u64 expired;		/* copies freed after hold, link still up */
 	__u64 backstop;		/* protected packets not copied: ring full */
-	__u64 clone_fail;	/* ... or no memory for the copy */
+	__u64 clone_fail;	/* ... or no memory for the clone */
 	__u64 unprotected;	/* packets sent that match no criterion */
 	__u64 failures;		/* failures detected */
 	__u64 committed;	/* copies committed to be resent */
@@ -388,6 +395,10 @@ struct tc_sqr_xstats {
 	__u32 failq_pkts;	/* committed and diverted packets waiting */
 	__u32 state;		/* enum sqr_state */
 	__u32 backup_ok;	/* 1: the backup path is usable now */
+	__u64 cloned;		/* of the copies, those held as clones */
+	__u64 commit_nomem;	/* copies lost at a failure: no memory for
+				 * the packet to resend
+				 */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

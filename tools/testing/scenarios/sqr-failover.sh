@@ -5,7 +5,8 @@
 # sequenced UDP stream; a second link (b0 -> the receiver's eth1) is the
 # backup.  Outages of 1x, 5x and 30x the detection bound come from sqr's
 # fault injector (exact onset and detection), with local rerouting to b0
-# and ShareBackup-style (the same port back after a reconfiguration);
+# (copies in the ring buffer, and once as clones) and ShareBackup-style
+# (the same port back after a reconfiguration);
 # then the receiver's end of r0 really goes down and comes back.
 #
 # With sqr holding copies: nothing that went through the port is lost, no
@@ -97,6 +98,12 @@ for k in 1 5 30; do
 	lost_plain=$((lost_plain + COUNT - distinct))
 done
 
+# copies held as clones (copy_max 0: what GSO and large frames get)
+injected "lrr-5x-clones" $((5 * DETECT_US)) "$HOLD $backup copy_max 0"
+tap_ok "distinct == COUNT && reordered == 0 && lost == 0 && cloned == cached && cloned > 0" \
+	"5x outage, local reroute, copies as clones: none lost, order kept ($distinct of $COUNT, $reordered out of order, $cloned clones)"
+wire_sqr=$((wire_sqr + fault_drops))
+
 # ShareBackup: the same port, released reconf after detection, when the
 # outage is over (the paper's SB': 760 us outages found after 30 us)
 len=$((10 * DETECT_US))
@@ -150,6 +157,6 @@ for out in 0.05 0.3; do
 		done
 	done
 done
-tap_ok "$(cat /sys/module/sch_sqr/parameters/held_skbs) == 0" \
-	"no skb held once the qdiscs are gone"
+tap_ok "$(cat /sys/module/sch_sqr/parameters/held_pkts) == 0 && $(cat /sys/module/sch_sqr/parameters/buffers) == 0" \
+	"no packet and no copy buffer held once the qdiscs are gone"
 tap_done

@@ -3,9 +3,10 @@
 #
 # sqr-teardown: sqr holds copies (a 1 s hold) or a fail queue (a failure
 # whose release waits) while it is deleted, replaced, its backup device
-# deleted, or its whole namespace deleted.  Nothing crashes (the guest log
-# is checked by the test bed) and the module's own count of the skbs it
-# holds, /sys/module/sch_sqr/parameters/held_skbs, returns to zero.
+# deleted, or its whole namespace deleted, or its ring resized or given
+# up.  Nothing crashes (the guest log is checked by the test bed) and the
+# module's own counts of the packets it holds and of its copy buffers,
+# /sys/module/sch_sqr/parameters/held_pkts and buffers, return to zero.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# counters arrive by eval
 set -u
@@ -16,7 +17,8 @@ source "$HERE/../lib/topo.sh"
 # shellcheck source=../lib/sqr.sh
 source "$HERE/../lib/sqr.sh"
 
-HELD=/sys/module/sch_sqr/parameters/held_skbs
+HELD=/sys/module/sch_sqr/parameters/held_pkts
+BUFS=/sys/module/sch_sqr/parameters/buffers
 
 topo_modules sch_sqr
 topo_init sqrt
@@ -30,11 +32,12 @@ traffic()
 	topo_blast 1 4 "$TOPO_TMP" --count "$1" --rate 20000 --size 100 >/dev/null 2>&1
 }
 
-# held_now: the module's count, after the RCU callbacks that free qdiscs
+# held_now: the module's counts of packets and buffers, summed, after the
+# RCU callbacks that free qdiscs
 held_now()
 {
 	topo_nap 0.3
-	cat "$HELD"
+	echo $(($(cat "$HELD") + $(cat "$BUFS")))
 }
 
 # 1. delete while copies are held
@@ -49,11 +52,34 @@ tap_ok "ring_pkts >= 100 && held >= ring_pkts" \
 sw tc qdisc del dev r0 root
 tap_ok "$(held_now) == 0" "delete with copies held: none left ($(cat "$HELD"))"
 
-# 2. replace while copies are held
+# 2. replace while copies are held, as clones this time
+sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms copy_max 0 || topo_die "sqr"
+traffic 300
+eval "$(sqr_counters)"
+tap_ok "cloned >= 100 && cloned == cached" "copy_max 0: every copy a clone ($cloned of $cached)"
+sw tc qdisc replace dev r0 root pfifo limit 100
+tap_ok "$? == 0 && $(held_now) == 0" "replace by pfifo with clones held: none left"
+
+# 2b. the ring moves to a smaller buffer twice while copies are held:
+# the oldest that no longer fit are dropped (counted as backstop), the
+# rest kept.  No read in between: under TCG a read takes long enough for
+# the copies' hold to run out.
 sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms || topo_die "sqr"
 traffic 300
-sw tc qdisc replace dev r0 root pfifo limit 100
-tap_ok "$? == 0 && $(held_now) == 0" "replace by pfifo with copies held: none left"
+sw tc qdisc change dev r0 root sqr ring_bytes 1mb
+sw tc qdisc change dev r0 root sqr ring_bytes 8kb copy_max 1kb
+# the count first, as in 1.: the ring only shrinks from here
+held=$(cat "$HELD")
+eval "$(sqr_counters)"
+# a 100-byte payload makes a frame of about 150 bytes, a record of about
+# 200: some 40 fit in 8kb (and may have expired since); every copy is
+# held, expired or dropped, once
+tap_ok "cached >= 100 && backstop + expired + ring_pkts == cached && backstop > 0 && held <= 45 && held >= ring_pkts && $(cat "$BUFS") == 1" \
+	"$cached copies moved to a 1mb ring, then an 8kb one: the oldest $backstop dropped, the newest kept ($ring_pkts held, $expired expired since)"
+sw tc qdisc change dev r0 root sqr hold 0
+eval "$(sqr_counters)"
+tap_ok "ring_pkts == 0 && $(held_now) == 0" "hold 0: the copies and the buffer are gone"
+sw tc qdisc del dev r0 root
 
 # 3. a failure on the same port, its release waiting for the port: the
 # copies and the new packets sit in the fail queue; then the delete

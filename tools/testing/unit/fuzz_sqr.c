@@ -7,8 +7,9 @@
  * sequence of events (never a release into a dead link, a commit only on a
  * detection, no timer in the past), or the fault injector's schedule on a
  * configuration (events in time order, and the blackout exactly between
- * each onset and its end).  A libFuzzer target with -DSHOAL_LIBFUZZER,
- * otherwise a seeded driver.
+ * each onset and its end), or the copy buffer on takes and drops (records
+ * inside it, never overwritten, freed in order).  A libFuzzer target with
+ * -DSHOAL_LIBFUZZER, otherwise a seeded driver.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -143,16 +144,71 @@ static void fuzz_fault(const uint8_t *d, size_t size)
 	}
 }
 
+/* The copy buffer: records written into an exact-size heap buffer (ASan
+ * sees a write past it), each filled with its own number; a drop must
+ * find the oldest intact where the buffer says it is
+ */
+static void fuzz_buf(const uint8_t *d, size_t size)
+{
+	u32 off[256], len[256], first = 0, count = 0, serial = 0, used = 0;
+	struct sqr_buf b;
+	uint8_t *mem;
+	size_t i;
+	u32 n, k;
+
+	if (size < 2)
+		return;
+	sqr_buf_init(&b, 8 + (((u32)d[0] << 8 | d[1]) % 4096));
+	mem = malloc(b.size);
+	if (!mem)
+		return;
+	for (i = 2; i < size; i++) {
+		if (d[i] & 0x80 && count) {
+			k = first % 256;
+			for (n = 0; n < len[k]; n++)
+				if (mem[off[k] + n] != (uint8_t)(serial - count))
+					abort();	/* overwritten */
+			if (b.tail != off[k])
+				abort();
+			sqr_buf_drop(&b, len[k]);
+			used -= len[k];
+			first++;
+			count--;
+		} else if (!(d[i] & 0x80) && count < 256) {
+			n = 8 * (1 + (d[i] & 0x3f));
+			k = sqr_buf_take(&b, n);
+			if (k == SQR_BUF_FULL) {
+				if (!count && n <= b.size)
+					abort();	/* empty yet refused */
+				continue;
+			}
+			if (k % 8 || k + n > b.size)
+				abort();
+			memset(mem + k, (uint8_t)serial++, n);
+			off[(first + count) % 256] = k;
+			len[(first + count) % 256] = n;
+			used += n;
+			count++;
+		}
+		if (b.count != count || b.used != used)
+			abort();
+	}
+	free(mem);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		fuzz_packet(data + 1, size - 1);
 		break;
 	case 1:
 		fuzz_fsm(data + 1, size - 1);
+		break;
+	case 2:
+		fuzz_buf(data + 1, size - 1);
 		break;
 	default:
 		fuzz_fault(data + 1, size - 1);
@@ -180,7 +236,7 @@ int main(int argc, char **argv)
 						 (i & 2 ? 0x40 : 0x60));
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	printf("ok 1 - fuzz_sqr: %lu inputs (parser and match, state machine, injector schedule), invariants held\n",
+	printf("ok 1 - fuzz_sqr: %lu inputs (parser and match, state machine, injector schedule, copy buffer), invariants held\n",
 	       iters);
 	printf("1..1\n");
 	return 0;

@@ -2,10 +2,11 @@
 /*
  * Unit tests of net/sched/sqr_core.h: parsing and the protection match
  * (DSCP, protocol, either port, mark; neighbour discovery and non-IP never),
- * the hold and commit rules, the ring backstop, the failure state machine
- * in the paper's two deployments (ShareBackup: the same port after a
- * reconfiguration delay; local rerouting: a backup port at once) and its
- * edge cases, and the fault injector's schedule.
+ * the hold and commit rules, the ring backstop, the copy buffer (against
+ * a model FIFO), the failure state machine in the paper's two deployments
+ * (ShareBackup: the same port after a reconfiguration delay; local
+ * rerouting: a backup port at once) and its edge cases, and the fault
+ * injector's schedule.
  */
 #include <string.h>
 
@@ -162,6 +163,110 @@ static void test_ring_rules(void)
 	      !sqr_ring_room(10, 0, 100, 10, 1000) &&
 	      !sqr_ring_room(0, 901, 100, 10, 1000),
 	      "backstop: 10 packets and 1000 bytes; the 11th or 1001st byte stops caching");
+}
+
+/* ---- the copy buffer ---- */
+
+/* Live records of a model FIFO: they must never overlap, stay inside the
+ * buffer and be freed from where sqr_buf says the oldest is
+ */
+struct live {
+	u32 off[64];
+	u32 n[64];
+	int first;
+	int count;
+};
+
+static int buf_consistent(const struct sqr_buf *b, const struct live *l)
+{
+	u32 used = 0;
+	int i, j;
+
+	if (l->count != (int)b->count)
+		return 0;
+	if (l->count && l->off[l->first % 64] != b->tail)
+		return 0;
+	for (i = 0; i < l->count; i++) {
+		int a = (l->first + i) % 64;
+
+		used += l->n[a];
+		if (l->off[a] + l->n[a] > b->size)
+			return 0;
+		for (j = i + 1; j < l->count; j++) {
+			int c = (l->first + j) % 64;
+
+			if (l->off[a] < l->off[c] + l->n[c] &&
+			    l->off[c] < l->off[a] + l->n[a])
+				return 0;
+		}
+	}
+	return used == b->used;
+}
+
+static void test_buf(void)
+{
+	struct sqr_buf b;
+	struct live l = { 0 };
+	unsigned int seed = 12345;
+	int step, bad = 0, took = 0, full = 0;
+
+	sqr_buf_init(&b, 1000);
+	CHECK(sqr_buf_take(&b, 400) == 0 && sqr_buf_take(&b, 400) == 400 &&
+	      sqr_buf_take(&b, 400) == SQR_BUF_FULL,
+	      "a 1000-byte buffer takes 400 at 0, 400 at 400, not a third");
+	sqr_buf_drop(&b, 400);
+	CHECK(sqr_buf_take(&b, 300) == 0 && b.wrapped && b.wrap == 800,
+	      "with the oldest freed, the next wraps to 0 and skips 800..1000");
+	CHECK(sqr_buf_take(&b, 200) == SQR_BUF_FULL && sqr_buf_take(&b, 100) == 300,
+	      "wrapped: only up to the oldest (100 fits at 300, 200 does not)");
+	sqr_buf_drop(&b, 400);
+	CHECK(!b.wrapped && b.tail == 0 && b.used == 400,
+	      "freeing the last record before the skipped end moves the tail to 0");
+	sqr_buf_drop(&b, 300);
+	sqr_buf_drop(&b, 100);
+	CHECK(b.count == 0 && b.head == 0 && b.tail == 0 &&
+	      sqr_buf_take(&b, 1000) == 0,
+	      "empty again: the whole buffer in one piece");
+	sqr_buf_drop(&b, 1000);
+	sqr_buf_take(&b, 600);
+	sqr_buf_take(&b, 400);
+	CHECK(b.head == 1000 && sqr_buf_take(&b, 8) == SQR_BUF_FULL,
+	      "filled exactly to the end: full, not wrapped onto itself");
+	sqr_buf_drop(&b, 600);
+	CHECK(sqr_buf_take(&b, 600) == 0 && b.wrap == 1000,
+	      "then the freed start is taken, nothing skipped");
+
+	/* random takes and drops against the model */
+	sqr_buf_init(&b, 4096);
+	for (step = 0; step < 200000; step++) {
+		u32 n, off;
+
+		seed = seed * 1103515245 + 12345;
+		if ((seed >> 16) % 3 && l.count < 64) {
+			n = 8 * (1 + (seed >> 8) % 128);
+			off = sqr_buf_take(&b, n);
+			if (off == SQR_BUF_FULL) {
+				full++;
+				/* an empty buffer takes any record */
+				if (!l.count)
+					bad++;
+				continue;
+			}
+			took++;
+			l.off[(l.first + l.count) % 64] = off;
+			l.n[(l.first + l.count) % 64] = n;
+			l.count++;
+		} else if (l.count) {
+			sqr_buf_drop(&b, l.n[l.first % 64]);
+			l.first = (l.first + 1) % 64;
+			l.count--;
+		}
+		if (!buf_consistent(&b, &l))
+			bad++;
+	}
+	CHECK(!bad && took > 50000 && full > 1000,
+	      "200000 random steps: records in order, inside, never overlapping (%d taken, %d refused, %d wrong)",
+	      took, full, bad);
 }
 
 /* ---- the state machine ---- */
@@ -409,6 +514,7 @@ int main(void)
 	test_parse();
 	test_match();
 	test_ring_rules();
+	test_buf();
 	test_sharebackup();
 	test_local_reroute();
 	test_failback();
