@@ -17,7 +17,7 @@ UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
 TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows
 
-BPF_OBJS := tools/bpf/calq_rank.bpf.o
+BPF_OBJS := tools/bpf/calq_rank.bpf.o tools/bpf/xdp_drop.bpf.o
 BPF_TOOLS := tools/bpf/calq-rank
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gcc -dumpmachine)
 

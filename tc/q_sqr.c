@@ -32,15 +32,18 @@ static void explain(void)
 		"		[ max_hold TIME ] [ failback TIME ] [ divert | nodivert ]\n"
 		"		[ detect carrier | notifier | carrier,notifier | none ]\n"
 		"		[ poll TIME ] [ dedup_guard TIME ]\n"
+		"		[ heartbeat TIME | heartbeat off ] [ hb_miss N ]\n"
 		"		[ protect all ] [ dscp V[/MASK] ] [ proto tcp | udp | N ]\n"
 		"		[ ports LO[-HI] ] [ mark V[/MASK] ]\n"
 		"		[ force down | up ]\n"
 		"		[ fault_len TIME | fault off ] [ fault_period TIME ]\n"
 		"		[ fault_detect TIME ] [ fault_count N ] [ fault_offset TIME ]\n"
 		"TIME: 30us, 1ms, 0.5s; a bare number is microseconds; hold 0 = no copies.\n"
-		"hold, reconf, failback, poll, dedup_guard, fault_len, fault_detect: up to 1s;\n"
+		"hold, reconf, failback, poll, dedup_guard, heartbeat, fault_len, fault_detect:\n"
+		"up to 1s;\n"
 		"max_hold, fault_period, fault_offset: up to 10s.\n"
-		"ring_bytes: 4kb to 1gb, the copy buffer; copy_max: up to 16kb, 0 = clone all.\n");
+		"ring_bytes: 4kb to 1gb, the copy buffer; copy_max: up to 16kb, 0 = clone all.\n"
+		"hb_miss: 1 to 100 probes unanswered in a row; (hb_miss + 1) x heartbeat < hold.\n");
 }
 
 /* Width in bytes of every attribute we send (6: a MAC address) */
@@ -73,6 +76,8 @@ static const unsigned char sqr_attr_width[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_FAULT_COUNT]	= 4,
 	[TCA_SQR_FAULT_OFFSET]	= 4,
 	[TCA_SQR_COPY_MAX]	= 4,
+	[TCA_SQR_HB_INTERVAL]	= 4,
+	[TCA_SQR_HB_MISS]	= 4,
 };
 
 /* ---- value parsers ---- */
@@ -279,6 +284,8 @@ static const struct pu_opt sqr_opts[] = {
 	OPT("detect",		TCA_SQR_DETECT,		parse_detect),
 	OPT("poll",		TCA_SQR_POLL,		parse_time),
 	OPT("dedup_guard",	TCA_SQR_DEDUP_GUARD,	parse_time),
+	OPT("heartbeat",	TCA_SQR_HB_INTERVAL,	parse_time),
+	OPT("hb_miss",		TCA_SQR_HB_MISS,	parse_num),
 	OPT("dscp",		TCA_SQR_DSCP,		parse_masked),
 	OPT("proto",		TCA_SQR_PROTO,		parse_proto),
 	OPT("ports",		TCA_SQR_PORT_MIN,	parse_ports),
@@ -468,6 +475,13 @@ static int sqr_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	print_detect(tb);
 	print_us(tb, TCA_SQR_POLL, "poll");
 	print_us(tb, TCA_SQR_DEDUP_GUARD, "dedup_guard");
+	if (attr_u64(tb, TCA_SQR_HB_INTERVAL, &v) && !v) {
+		print_uint(PRINT_JSON, "heartbeat_us", NULL, 0);
+		print_string(PRINT_FP, NULL, "%s ", "heartbeat off");
+	} else {
+		print_us(tb, TCA_SQR_HB_INTERVAL, "heartbeat");
+		print_u32_opt(tb, TCA_SQR_HB_MISS, "hb_miss", "hb_miss %u ");
+	}
 	print_match(tb);
 	if (attr_u64(tb, TCA_SQR_FAULT_LEN, &v) && !v) {
 		print_uint(PRINT_JSON, "fault_len_us", NULL, 0);
@@ -509,6 +523,8 @@ static const struct xs_field sqr_xs_fields[] = {
 	XS(resent, XS_U64), XS(resent_bytes, XS_U64), XS(diverted, XS_U64),
 	XS(xmit_errors, XS_U64), XS(gave_up, XS_U64), XS(failq_drops, XS_U64),
 	XS(commit_nomem, XS_U64),
+	XS_LINE,
+	XS(hb_sent, XS_U64), XS(hb_echoes, XS_U64), XS(hb_failures, XS_U64),
 	XS_LINE,
 	XS(detect_latency_last, XS_U64), XS(detect_latency_max, XS_U64),
 	XS(recovery_last, XS_U64),

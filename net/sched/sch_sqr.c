@@ -13,8 +13,9 @@
  * queue and resent, in order and before anything newer, on the backup:
  * another device with the Ethernet addresses rewritten, or the same port
  * once it is back (ShareBackup's reconfiguration).  The state machine, the
- * match, the injector's schedule and the ring buffer's arithmetic are pure
- * C in sqr_core.h, shared with the unit tests.
+ * match, the injector's schedule, the ring buffer's arithmetic and the
+ * heartbeat's frame and verdict are pure C in sqr_core.h, shared with the
+ * unit tests.
  * See Documentation/sch_sqr.md.
  *
  * Linux tears a port's qdisc down on carrier loss: dev_deactivate()
@@ -43,6 +44,15 @@
  * The copy buffer is allocated in init and change, before the lock (it may
  * sleep), swapped in under it, and the old one freed after it.
  *
+ * Heartbeats: the timer sends a probe on the primary every hb_interval,
+ * with dev_direct_xmit() (past the qdiscs: it tests the link, not the
+ * queues) and the lock dropped.  A packet_type handler for the EtherType,
+ * in the receive softirq, answers probes on any device and takes an echo
+ * to the device's root qdisc: under RCU (qdiscs are freed after a grace
+ * period) and, if it is an sqr, under its lock.  No transmit path calls
+ * it with that lock held: sch_direct_xmit() drops the lock before the
+ * driver, and a driver's receive side runs in its own softirq.
+ *
  * Objects: every packet held in a ring or a fail queue is counted in
  * sqr_held_pkts, and every copy buffer in sqr_buffers, exported read-only
  * as /sys/module/sch_sqr/parameters/held_pkts and buffers, so a test can
@@ -56,6 +66,8 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/pkt_sched.h>
+#include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/dst.h>
@@ -68,6 +80,11 @@
 
 #define SQR_PARSE_BYTES		128	/* headers the match looks at */
 
+/* where probes go: the nearest-bridge group, never forwarded by a bridge */
+static const u8 sqr_hb_group[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
+
+static struct Qdisc_ops sqr_qdisc_ops;
+
 struct sqr_settings {
 	u64 hold_ns;		/* 0: no copies, a plain pass-through */
 	u64 poll_ns;
@@ -75,6 +92,8 @@ struct sqr_settings {
 	u32 ring_bytes;
 	u32 ring_pkts;
 	u32 copy_max;
+	u64 hb_ns;		/* heartbeat interval; 0: none */
+	u32 hb_miss;
 	u32 backup_ifindex;	/* 0: the same port */
 	u32 detect;		/* SQR_DETECT_* */
 	u8 dmac[ETH_ALEN];
@@ -104,6 +123,11 @@ struct sqr_sched_data {
 	u64 fault_e;			/* next event, see sqr_fault_event() */
 	u64 fault_onset;		/* start of the outage under way */
 	bool fault_down;		/* ... and it has been detected */
+	/* heartbeats */
+	struct sqr_hb hb;		/* probes sent and answered */
+	u32 hb_id;			/* ours, in every probe */
+	u64 hb_next;			/* when the next probe is due */
+	u64 hb_echo_tx;			/* the newest answered probe's send */
 	struct list_head node;		/* in sqr_instances */
 	struct tc_sqr_xstats st;
 };
@@ -147,6 +171,7 @@ static struct sqr_cb *sqr_cb(const struct sk_buff *skb)
  */
 static DEFINE_PER_CPU(long, sqr_held_pkts);
 static atomic_long_t sqr_buffers = ATOMIC_LONG_INIT(0);
+static atomic_long_t sqr_hb_answered = ATOMIC_LONG_INIT(0);
 static LIST_HEAD(sqr_instances);
 static DEFINE_MUTEX(sqr_list_lock);
 
@@ -167,17 +192,20 @@ static const struct kernel_param_ops sqr_held_ops = {
 module_param_cb(held_pkts, &sqr_held_ops, NULL, 0444);
 MODULE_PARM_DESC(held_pkts, "packets held in rings and fail queues, all instances");
 
-static int sqr_buffers_get(char *buf, const struct kernel_param *kp)
+/* a read-only count of the module's, kept in the atomic_long_t @kp->arg */
+static int sqr_count_get(char *buf, const struct kernel_param *kp)
 {
-	return sysfs_emit(buf, "%ld\n", atomic_long_read(&sqr_buffers));
+	return sysfs_emit(buf, "%ld\n", atomic_long_read(kp->arg));
 }
 
-static const struct kernel_param_ops sqr_buffers_ops = {
-	.get = sqr_buffers_get,
+static const struct kernel_param_ops sqr_count_ops = {
+	.get = sqr_count_get,
 };
 
-module_param_cb(buffers, &sqr_buffers_ops, NULL, 0444);
+module_param_cb(buffers, &sqr_count_ops, &sqr_buffers, 0444);
 MODULE_PARM_DESC(buffers, "copy buffers allocated, all instances");
+module_param_cb(hb_answered, &sqr_count_ops, &sqr_hb_answered, 0444);
+MODULE_PARM_DESC(hb_answered, "heartbeat probes of peers answered, all devices");
 
 /* ---- the ring and the fail queue ---- */
 
@@ -438,7 +466,7 @@ static bool sqr_same_port(const struct sqr_sched_data *q)
 
 static bool sqr_primary_ok(const struct sqr_sched_data *q)
 {
-	return !q->forced_down && !q->fault_down &&
+	return !q->forced_down && !q->fault_down && !q->hb.down &&
 	       sqr_dev_ok(qdisc_dev(q->sch));
 }
 
@@ -501,6 +529,8 @@ static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
 	    sqr_fault_event(&q->set.fault, q->fault_start, q->fault_e, &t) <
 	    SQR_F_SKIP)
 		at = min(at, t);
+	if (q->set.hb_ns)
+		at = min(at, q->hb_next);
 	if (at != U64_MAX)
 		sqr_arm_at(q, max(at, now));
 }
@@ -602,6 +632,106 @@ static void sqr_fault_run(struct Qdisc *sch, u64 now,
 	}
 }
 
+/* ---- heartbeats ---- */
+
+/* Send a probe or an echo @m on @dev to @dst, past the qdiscs; without
+ * the lock: dev_direct_xmit() takes the device's
+ */
+static void sqr_hb_send(struct net_device *dev, const struct sqr_hb_msg *m,
+			const u8 *dst)
+{
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_ZLEN, GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	eth = skb_put_zero(skb, ETH_ZLEN);
+	ether_addr_copy(eth->h_dest, dst);
+	ether_addr_copy(eth->h_source, dev->dev_addr);
+	eth->h_proto = htons(SQR_HB_ETHERTYPE);
+	sqr_hb_write((u8 *)(eth + 1), m);
+	skb_reset_mac_header(skb);
+	skb_set_network_header(skb, ETH_HLEN);
+	skb->protocol = eth->h_proto;
+	skb->priority = TC_PRIO_CONTROL;
+	skb->dev = dev;
+	dev_direct_xmit(skb, 0);	/* frees it when the device cannot */
+}
+
+/* Under the lock, from the timer, when a probe is due at @now: the
+ * verdict on the probes so far, then the next probe's number (0: none)
+ */
+static u32 sqr_hb_tick(struct Qdisc *sch, u64 now)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	int v;
+
+	if (!q->set.hb_ns || now < q->hb_next)
+		return 0;
+	v = sqr_hb_verdict(&q->hb, q->set.hb_miss);
+	if (v > 0 && q->fsm.state == SQR_STATE_UP) {
+		/* what left before the newest answered probe got through */
+		q->st.hb_failures++;
+		sqr_fail(sch, now, q->hb_echo_tx, NULL);
+	}
+	q->hb_next = now + q->set.hb_ns;
+	q->st.hb_sent++;
+	return ++q->hb.sent;
+}
+
+/* An echo on @dev: news for the sqr at its root, if the probe was its */
+static void sqr_hb_echoed(struct net_device *dev, const struct sqr_hb_msg *m)
+{
+	struct Qdisc *root = rcu_dereference(dev->qdisc);
+	struct sqr_sched_data *q;
+
+	if (!root || root->ops != &sqr_qdisc_ops)
+		return;
+	q = qdisc_priv(root);
+	spin_lock(qdisc_lock(root));
+	if (q->set.hb_ns && m->id == q->hb_id && sqr_hb_echo(&q->hb, m->seq)) {
+		q->hb_echo_tx = m->tx_ns;
+		q->st.hb_echoes++;
+	}
+	spin_unlock(qdisc_lock(root));
+}
+
+/* Every frame of the EtherType, on any device: answer a probe to its
+ * sender; take an echo to the qdisc that sent the probe
+ */
+static int sqr_hb_rcv(struct sk_buff *skb, struct net_device *dev,
+		      struct packet_type *pt, struct net_device *orig_dev)
+{
+	u8 buf[SQR_HB_LEN];
+	struct sqr_hb_msg m;
+	const u8 *p;
+
+	p = skb_header_pointer(skb, 0, SQR_HB_LEN, buf);
+	if (!p || !sqr_hb_read(p, SQR_HB_LEN, &m) ||
+	    skb->pkt_type == PACKET_OTHERHOST || dev->type != ARPHRD_ETHER ||
+	    !skb_mac_header_was_set(skb))
+		goto out;
+	if (m.type == SQR_HB_PROBE) {
+		if (is_valid_ether_addr(eth_hdr(skb)->h_source)) {
+			m.type = SQR_HB_ECHO;
+			sqr_hb_send(dev, &m, eth_hdr(skb)->h_source);
+			atomic_long_inc(&sqr_hb_answered);
+		}
+	} else {
+		sqr_hb_echoed(dev, &m);
+	}
+out:
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static struct packet_type sqr_hb_ptype __read_mostly = {
+	.type	= cpu_to_be16(SQR_HB_ETHERTYPE),
+	.func	= sqr_hb_rcv,
+};
+
 /* Count one held skb handed on: a committed copy or a diverted packet */
 static void sqr_count_out(struct sqr_sched_data *q, const struct sk_buff *skb)
 {
@@ -642,7 +772,7 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 	spinlock_t *root_lock = qdisc_lock(sch);	/* we are the root */
 	struct net_device *dev = NULL;
 	struct sk_buff_head out;
-	u32 acts, errors = 0;
+	u32 acts, probe, errors = 0;
 	u8 dmac[ETH_ALEN];
 	struct sk_buff *skb;
 	u64 now, next;
@@ -654,6 +784,7 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 
 	if (q->set.fault.len_ns)
 		sqr_fault_run(sch, now, NULL);
+	probe = sqr_hb_tick(sch, now);
 	if (q->fsm.state == SQR_STATE_UP && (q->set.detect & SQR_DETECT_CARRIER) &&
 	    !sqr_primary_ok(q))
 		sqr_fail(sch, now, 0, NULL);
@@ -688,6 +819,12 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 	sqr_arm(q, now, next);
 	spin_unlock(root_lock);
 
+	if (probe) {
+		struct sqr_hb_msg m = { .type = SQR_HB_PROBE, .id = q->hb_id,
+					.seq = probe, .tx_ns = now };
+
+		sqr_hb_send(qdisc_dev(sch), &m, sqr_hb_group);
+	}
 	if (!dev)
 		return HRTIMER_NORESTART;
 	while ((skb = __skb_dequeue(&out)))
@@ -870,6 +1007,11 @@ static struct netlink_range_validation sqr_copy_max = {
 	.max = SQR_MAX_COPY_MAX,
 };
 
+static struct netlink_range_validation sqr_hb_miss = {
+	.min = 1,
+	.max = SQR_MAX_HB_MISS,
+};
+
 static const struct nla_policy sqr_policy[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_HOLD]		= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
 	[TCA_SQR_RING_BYTES]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_ring_bytes),
@@ -899,6 +1041,8 @@ static const struct nla_policy sqr_policy[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_FAULT_COUNT]	= { .type = NLA_U32 },
 	[TCA_SQR_FAULT_OFFSET]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_long_time),
 	[TCA_SQR_COPY_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_copy_max),
+	[TCA_SQR_HB_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_time),
+	[TCA_SQR_HB_MISS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &sqr_hb_miss),
 };
 
 static void sqr_settings_default(struct sqr_settings *s)
@@ -910,6 +1054,7 @@ static void sqr_settings_default(struct sqr_settings *s)
 	s->ring_bytes = SQR_DEF_RING_BYTES;
 	s->ring_pkts = SQR_DEF_RING_PKTS;
 	s->copy_max = SQR_DEF_COPY_MAX;
+	s->hb_miss = SQR_DEF_HB_MISS;
 	s->detect = SQR_DETECT_CARRIER | SQR_DETECT_NOTIFIER;
 	s->divert = 1;
 	s->match.dscp_mask = 0x3f;
@@ -981,6 +1126,10 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 		s->ring_pkts = nla_get_u32(tb[TCA_SQR_RING_PKTS]);
 	if (tb[TCA_SQR_COPY_MAX])
 		s->copy_max = nla_get_u32(tb[TCA_SQR_COPY_MAX]);
+	if (tb[TCA_SQR_HB_INTERVAL])
+		s->hb_ns = sqr_us(tb[TCA_SQR_HB_INTERVAL]);
+	if (tb[TCA_SQR_HB_MISS])
+		s->hb_miss = nla_get_u32(tb[TCA_SQR_HB_MISS]);
 	if (tb[TCA_SQR_BACKUP])
 		s->backup_ifindex = nla_get_u32(tb[TCA_SQR_BACKUP]);
 	if (tb[TCA_SQR_BACKUP_DMAC])
@@ -1033,6 +1182,19 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 	    s->poll_ns >= s->hold_ns) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_POLL] ?: tb[TCA_SQR_HOLD],
 				    "sqr: poll must be shorter than hold, or a failure is found after the copies are gone");
+		return -EINVAL;
+	}
+	if (s->hb_ns && s->hb_ns < 10 * NSEC_PER_USEC) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_HB_INTERVAL],
+				    "sqr: a heartbeat interval below 10us only burns the CPU");
+		return -EINVAL;
+	}
+	/* the probe after the last one missed finds the failure */
+	if (s->hb_ns && s->hold_ns &&
+	    (s->hb_miss + 1) * s->hb_ns >= s->hold_ns) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_HB_INTERVAL] ?:
+				    tb[TCA_SQR_HB_MISS] ?: tb[TCA_SQR_HOLD],
+				    "sqr: (hb_miss + 1) x heartbeat must be shorter than hold, or a failure is found after the copies are gone");
 		return -EINVAL;
 	}
 	if (s->fsm.release == SQR_RELEASE_TIMER &&
@@ -1096,7 +1258,7 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	struct net_device *backup = NULL;
 	struct sqr_settings s = q->set;
 	u8 *buf = NULL, *old = NULL;
-	bool fault_changed;
+	bool fault_changed, hb_changed;
 	u32 buf_size;
 	u8 force = 0;
 	int err;
@@ -1120,6 +1282,12 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 		if (err)
 			return err;
 	}
+	if (s.hb_ns && qdisc_dev(sch)->type != ARPHRD_ETHER) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_HB_INTERVAL],
+				    "sqr: heartbeats are for Ethernet ports only");
+		return -EINVAL;
+	}
+	hb_changed = tb[TCA_SQR_HB_INTERVAL] || tb[TCA_SQR_HB_MISS];
 	if (tb[TCA_SQR_FORCE])
 		force = nla_get_u8(tb[TCA_SQR_FORCE]);
 	fault_changed = tb[TCA_SQR_FAULT_LEN] || tb[TCA_SQR_FAULT_PERIOD] ||
@@ -1151,6 +1319,12 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	q->set = s;
 	if (buf_size != q->ring.size)
 		old = sqr_ring_move(q, buf, buf_size);
+	if (hb_changed) {
+		/* the heartbeat starts over: up, a probe at once */
+		q->hb = (struct sqr_hb){ .sent = q->hb.sent,
+					 .echoed = q->hb.sent };
+		q->hb_next = ktime_get_ns();
+	}
 	if (fault_changed) {
 		/* the injector starts over from this change */
 		q->fault_start = ktime_get_ns();
@@ -1181,6 +1355,7 @@ static int sqr_init(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	q->sch = sch;
+	q->hb_id = get_random_u32();
 	__skb_queue_head_init(&q->failq);
 	INIT_LIST_HEAD(&q->node);
 	hrtimer_init(&q->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
@@ -1295,6 +1470,8 @@ static int sqr_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_SQR_RING_BYTES, s->ring_bytes) ||
 	    nla_put_u32(skb, TCA_SQR_RING_PKTS, s->ring_pkts) ||
 	    nla_put_u32(skb, TCA_SQR_COPY_MAX, s->copy_max) ||
+	    sqr_put_us(skb, TCA_SQR_HB_INTERVAL, s->hb_ns) ||
+	    nla_put_u32(skb, TCA_SQR_HB_MISS, s->hb_miss) ||
 	    nla_put_u32(skb, TCA_SQR_BACKUP, s->backup_ifindex) ||
 	    (s->backup_ifindex &&
 	     nla_put(skb, TCA_SQR_BACKUP_DMAC, ETH_ALEN, s->dmac)) ||
@@ -1465,13 +1642,17 @@ static int __init sqr_module_init(void)
 	if (err)
 		return err;
 	err = register_qdisc(&sqr_qdisc_ops);
-	if (err)
+	if (err) {
 		unregister_netdevice_notifier(&sqr_notifier);
-	return err;
+		return err;
+	}
+	dev_add_pack(&sqr_hb_ptype);
+	return 0;
 }
 
 static void __exit sqr_module_exit(void)
 {
+	dev_remove_pack(&sqr_hb_ptype);	/* waits for the handlers running */
 	unregister_qdisc(&sqr_qdisc_ops);
 	unregister_netdevice_notifier(&sqr_notifier);
 }

@@ -4,9 +4,10 @@
  * when a held copy has served its time, which copies a failure commits, the
  * failure/release/fail-back state machine (states, release modes and
  * match flags are the uapi's), the fault injector's schedule, the ring's
- * backstop and its buffer's arithmetic.  Plain C, no kernel calls: the module and the
- * userspace unit tests and fuzzers build this file.  Times are u64
- * nanoseconds of one monotonic clock; they do not wrap.
+ * backstop and its buffer's arithmetic, the heartbeat's frame and
+ * verdict.  Plain C, no kernel calls: the module and the userspace unit
+ * tests and fuzzers build this file.  Times are u64 nanoseconds of one
+ * monotonic clock; they do not wrap.
  */
 #ifndef _SHOAL_SQR_CORE_H
 #define _SHOAL_SQR_CORE_H
@@ -183,6 +184,112 @@ static inline void sqr_buf_drop(struct sqr_buf *b, u32 n)
 	}
 	if (!b->count)
 		sqr_buf_init(b, b->size);	/* the whole buffer in one piece */
+}
+
+/* ---- heartbeats ---- */
+
+/* A probe or its echo, after the Ethernet header (EtherType
+ * SQR_HB_ETHERTYPE), big-endian: magic, version, type, 2 bytes zero, the
+ * prober's id, the probe's sequence number and the prober's clock when
+ * it sent it.  The echo returns all of it with the type changed.
+ */
+#define SQR_HB_MAGIC	0x53515248u	/* "SQRH" */
+#define SQR_HB_VERSION	1
+#define SQR_HB_LEN	24
+
+enum sqr_hb_type {
+	SQR_HB_PROBE = 1,
+	SQR_HB_ECHO = 2,
+};
+
+struct sqr_hb_msg {
+	u8 type;
+	u32 id;
+	u32 seq;
+	u64 tx_ns;
+};
+
+static inline void sqr_hb_put(u8 *p, u64 v, int bytes)
+{
+	while (bytes--) {
+		p[bytes] = (u8)v;
+		v >>= 8;
+	}
+}
+
+static inline u64 sqr_hb_get(const u8 *p, int bytes)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static inline void sqr_hb_write(u8 *p, const struct sqr_hb_msg *m)
+{
+	sqr_hb_put(p, SQR_HB_MAGIC, 4);
+	p[4] = SQR_HB_VERSION;
+	p[5] = m->type;
+	p[6] = 0;
+	p[7] = 0;
+	sqr_hb_put(p + 8, m->id, 4);
+	sqr_hb_put(p + 12, m->seq, 4);
+	sqr_hb_put(p + 16, m->tx_ns, 8);
+}
+
+/* Parse @len bytes after the Ethernet header; false: not ours */
+static inline bool sqr_hb_read(const u8 *p, u32 len, struct sqr_hb_msg *m)
+{
+	if (len < SQR_HB_LEN || sqr_hb_get(p, 4) != SQR_HB_MAGIC ||
+	    p[4] != SQR_HB_VERSION ||
+	    (p[5] != SQR_HB_PROBE && p[5] != SQR_HB_ECHO))
+		return false;
+	m->type = p[5];
+	m->id = (u32)sqr_hb_get(p + 8, 4);
+	m->seq = (u32)sqr_hb_get(p + 12, 4);
+	m->tx_ns = sqr_hb_get(p + 16, 8);
+	return true;
+}
+
+/* The prober's side: probes numbered from 1, the newest answered */
+struct sqr_hb {
+	u32 sent;		/* the last probe's number */
+	u32 echoed;		/* the newest probe answered */
+	u32 down_at;		/* sent when it was found down */
+	bool down;
+};
+
+/* An echo of probe @seq came: true if it is news (an old or a forged
+ * number that was never sent is not)
+ */
+static inline bool sqr_hb_echo(struct sqr_hb *h, u32 seq)
+{
+	if ((s32)(seq - h->echoed) <= 0 || (s32)(seq - h->sent) > 0)
+		return false;
+	h->echoed = seq;
+	return true;
+}
+
+/* Before sending the next probe: @miss probes in a row unanswered mean
+ * down (counted in probes, not time: a timer that fires late sends late,
+ * and that alone must not look like a failure).  Returns 1 on the way
+ * down, -1 on the way back (an echo of a probe sent after it went down),
+ * 0 otherwise.
+ */
+static inline int sqr_hb_verdict(struct sqr_hb *h, u32 miss)
+{
+	if (!h->down && h->sent - h->echoed >= miss) {
+		h->down = true;
+		h->down_at = h->sent;
+		return 1;
+	}
+	if (h->down && (s32)(h->echoed - h->down_at) > 0) {
+		h->down = false;
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- failure, release and fail-back ---- */

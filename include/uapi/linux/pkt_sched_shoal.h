@@ -316,6 +316,8 @@ enum {
 	TCA_SQR_COPY_MAX,	/* u32: frames up to this are copied, larger
 				 * or GSO ones cloned; 0 = clone all
 				 */
+	TCA_SQR_HB_INTERVAL,	/* u32: us between heartbeat probes; 0 = off */
+	TCA_SQR_HB_MISS,	/* u32: probes unanswered in a row = down */
 	__TCA_SQR_MAX
 };
 
@@ -357,6 +359,9 @@ enum sqr_force {
 #define SQR_DEF_POLL		100		/* us */
 #define SQR_DEF_DEDUP_GUARD	5		/* us */
 #define SQR_MAX_TIME		1000000		/* us: hold, reconf, poll, ... */
+#define SQR_DEF_HB_MISS		3
+#define SQR_MAX_HB_MISS		100
+#define SQR_HB_ETHERTYPE	0x88B5		/* IEEE local experimental 1 */
 
 enum sqr_state {
 	SQR_STATE_UP,		/* copies held, packets on the primary */
@@ -399,6 +404,9 @@ struct tc_sqr_xstats {
 	__u64 commit_nomem;	/* copies lost at a failure: no memory for
 				 * the packet to resend
 				 */
+	__u64 hb_sent;		/* heartbeat probes sent */
+	__u64 hb_echoes;	/* ... and answered */
+	__u64 hb_failures;	/* failures the heartbeat found */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

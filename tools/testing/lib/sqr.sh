@@ -7,6 +7,9 @@
 #   sqr_backup_link     b0 (switch) -- eth1 (receiver), a backup route
 #   sqr_counters        sqr's counters on r0 as NAME=VALUE lines for eval
 #   sqr_rx_down SECS    the receiver's end of r0 down for SECS, then up
+#   sqr_stream NAME COUNT RATE [CMD]
+#                       a sequenced UDP stream to the receiver, CMD run
+#                       in the background once it flows
 
 SQR_BACKUP_MAC=
 
@@ -46,13 +49,15 @@ sqr_backup_link()
 			net.ipv4.conf.eth0.rp_filter=0 ||
 		topo_die "backup link setup"
 	# A veth delivers into the backlog of the CPU that sent: packets sent
-	# one after the other from two CPUs (the sender's, a timer's) can
-	# swap places, where a wire keeps them in order.  RPS to one CPU on
-	# both links of the receiver gives back one arrival order.
+	# one after the other from two CPUs (the sender's, a timer's; a
+	# sender that moves to the other CPU) can swap places, where a wire
+	# keeps them in order.  RPS to one CPU on both links of the receiver
+	# and on the switch's link from the first sender gives back one order.
 	# shellcheck disable=SC2016 # expanded by the inner shell
 	rx sh -c 'for d in eth0 eth1; do
-		echo 1 >/sys/class/net/$d/queues/rx-0/rps_cpus || exit 1; done' ||
-		topo_die "RPS on the receiver"
+		echo 1 >/sys/class/net/$d/queues/rx-0/rps_cpus || exit 1; done' &&
+		sw sh -c 'echo 1 >/sys/class/net/s1/queues/rx-0/rps_cpus' ||
+		topo_die "RPS on the receiver and the switch"
 	topo_settle
 }
 
@@ -75,4 +80,29 @@ sqr_rx_down()
 	topo_nap "$1"
 	rx ip link set eth0 up
 	rx ip route replace default via 10.200.0.254 dev eth0
+}
+
+# sqr_stream NAME COUNT RATE [CMD]: the sink on any device of the
+# receiver, one sender of COUNT packets at RATE a second; CMD runs in the
+# background once the stream flows.  Sets distinct, dups and reordered
+# from the sink.
+# shellcheck disable=SC2034	# the results are the caller's
+sqr_stream()
+{
+	local d=$TOPO_TMP/$1 count=$2 pid=
+
+	mkdir -p "$d"
+	topo_sink "$d/sink.json" -4 --dev any --expect "$count" --idle 1500 --timeout 60
+	if [ -n "${4:-}" ]; then
+		# the senders need a moment to start under TCG
+		(topo_nap 0.8; eval "$4") &
+		pid=$!
+	fi
+	topo_blast 1 4 "$d" --count "$count" --rate "$3" --size 200 >/dev/null 2>&1 ||
+		topo_log "$1: the sender failed"
+	[ -z "$pid" ] || wait "$pid"
+	topo_sink_wait || topo_log "$1: shoal-sink failed"
+	distinct=$(jget "$d/sink.json" distinct)
+	dups=$(jget "$d/sink.json" duplicates)
+	reordered=$(jget "$d/sink.json" reordered)
 }

@@ -38,29 +38,6 @@ topo_build 1 >/dev/null
 sqr_backup_link
 bmac_rx=$SQR_BACKUP_MAC
 
-# stream NAME [OUTAGE_CMD]: the sink on any device of the receiver, one
-# sender at RATE; OUTAGE_CMD runs in the background once the stream flows.
-# Sets distinct, dups, reordered from the sink.
-stream()
-{
-	local d=$TOPO_TMP/$1 pid=
-
-	mkdir -p "$d"
-	topo_sink "$d/sink.json" -4 --dev any --expect "$COUNT" --idle 1500 --timeout 60
-	if [ -n "${2:-}" ]; then
-		# the senders need a moment to start under TCG
-		(topo_nap 0.8; eval "$2") &
-		pid=$!
-	fi
-	topo_blast 1 4 "$d" --count "$COUNT" --rate "$RATE" --size 200 >/dev/null 2>&1 ||
-		topo_log "$1: the sender failed"
-	[ -z "$pid" ] || wait "$pid"
-	topo_sink_wait || topo_log "$1: shoal-sink failed"
-	distinct=$(jget "$d/sink.json" distinct)
-	dups=$(jget "$d/sink.json" duplicates)
-	reordered=$(jget "$d/sink.json" reordered)
-}
-
 # injected NAME LEN_US SQR_OPTS: under sqr with SQR_OPTS, one outage of
 # LEN_US, found DETECT_US after its start, injected once the stream flows
 injected()
@@ -68,7 +45,7 @@ injected()
 	local name=$1 len=$2
 
 	sw tc qdisc replace dev r0 root handle 1: sqr $3 || topo_die "sqr $3"
-	stream "$name" "sw tc qdisc change dev r0 root sqr fault_len ${len}us \
+	sqr_stream "$name" "$COUNT" "$RATE" "sw tc qdisc change dev r0 root sqr fault_len ${len}us \
 		fault_detect ${DETECT_US}us fault_count 1"
 	eval "$(sqr_counters)"
 	echo "# $name: $distinct of $COUNT arrived, $dups duplicates, $reordered out of order;" \
@@ -125,8 +102,7 @@ for out in 0.05 0.3; do
 		opts="$HOLD $backup"
 		[ $mode = nosqr ] && opts="hold 0 $backup"
 		sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
-		stream "down-$out-$mode" \
-			"sqr_rx_down $out"
+		sqr_stream "down-$out-$mode" "$COUNT" "$RATE" "sqr_rx_down $out"
 		eval "$(sqr_counters)"
 		# what reached sqr: sent on r0 (bstats) or diverted to the
 		# backup (copies come on top); the rest took the backup route
@@ -142,9 +118,10 @@ for out in 0.05 0.3; do
 			# sends the copies a softirq later: a copy may trail them
 			tap_ok "reordered <= resent" \
 				"eth0 down ${out}s, sqr: out of order only resent copies at most ($reordered of $resent)"
-			# the onset is unknown: the whole ring is resent, at most
-			# hold x rate = 20 packets, some of which got through
-			tap_ok "dups <= committed && committed <= 30" \
+			# the onset is unknown: the whole ring is resent, about
+			# hold x rate = 20 packets, some of which got through;
+			# under TCG packets come in bursts, so up to twice that
+			tap_ok "dups <= committed && committed <= 40" \
 				"eth0 down ${out}s, sqr: $dups duplicates of $committed resent copies (bound: what hold covers)"
 		else
 			tap_ok "failures >= 1" "eth0 down ${out}s, no copies: $((COUNT - distinct)) lost"

@@ -3,7 +3,8 @@
  * Fuzz target for the SQR core (sqr_core.h).  The first byte picks what the
  * input drives: the parser and match on a packet (an exact-size heap copy,
  * so ASan sees any read past the bytes given; a protected packet must be
- * IP and never neighbour discovery), the failure state machine on a
+ * IP and never neighbour discovery; the same bytes read as a heartbeat
+ * frame), the failure state machine on a
  * sequence of events (never a release into a dead link, a commit only on a
  * detection, no timer in the past), or the fault injector's schedule on a
  * configuration (events in time order, and the blackout exactly between
@@ -31,6 +32,7 @@ static u64 get64(const uint8_t *d, size_t size, size_t *i)
 static void fuzz_packet(const uint8_t *d, size_t size)
 {
 	struct sqr_match m = { 0 };
+	struct sqr_hb_msg hb;
 	struct sqr_pkt pk;
 	uint8_t *copy;
 
@@ -52,6 +54,17 @@ static void fuzz_packet(const uint8_t *d, size_t size)
 	sqr_parse(copy, (u32)size, (u32)size + (size ? d[0] : 0), 0x5a, &pk);
 	if (sqr_protected(&m, &pk) && (!pk.ip || pk.neigh))
 		abort();
+	/* the same bytes as a heartbeat: read only what is there, and a
+	 * frame taken as ours writes back the same
+	 */
+	if (sqr_hb_read(copy, (u32)size, &hb)) {
+		uint8_t again[SQR_HB_LEN];
+
+		sqr_hb_write(again, &hb);
+		if (memcmp(again, copy, 6) || memcmp(again + 8, copy + 8,
+						      SQR_HB_LEN - 8))
+			abort();
+	}
 	free(copy);
 }
 

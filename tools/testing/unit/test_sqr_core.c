@@ -5,8 +5,8 @@
  * the hold and commit rules, the ring backstop, the copy buffer (against
  * a model FIFO), the failure state machine in the paper's two deployments
  * (ShareBackup: the same port after a reconfiguration delay; local
- * rerouting: a backup port at once) and its edge cases, and the fault
- * injector's schedule.
+ * rerouting: a backup port at once) and its edge cases, the fault
+ * injector's schedule, and the heartbeat's frame and verdict.
  */
 #include <string.h>
 
@@ -509,6 +509,66 @@ static void test_fault(void)
 	      "count 0: outages go on (the millionth too)");
 }
 
+/* ---- heartbeats ---- */
+
+static void test_hb(void)
+{
+	struct sqr_hb_msg m = { .type = SQR_HB_PROBE, .id = 0xdeadbeef,
+				.seq = 7, .tx_ns = 0x0102030405060708ULL }, r;
+	struct sqr_hb h = { 0 };
+	u8 p[SQR_HB_LEN];
+	int i, v, late = 0;
+
+	sqr_hb_write(p, &m);
+	CHECK(sqr_hb_read(p, SQR_HB_LEN, &r) && r.type == SQR_HB_PROBE &&
+	      r.id == 0xdeadbeef && r.seq == 7 && r.tx_ns == 0x0102030405060708ULL,
+	      "a probe reads back as written");
+	CHECK(p[0] == 'S' && p[3] == 'H' && p[16] == 1 && p[23] == 8,
+	      "big-endian on the wire: magic \"SQRH\", the clock's high byte first");
+	CHECK(!sqr_hb_read(p, SQR_HB_LEN - 1, &r), "one byte short: not ours");
+	p[5] = 3;
+	CHECK(!sqr_hb_read(p, SQR_HB_LEN, &r), "an unknown type: not ours");
+	p[5] = SQR_HB_ECHO;
+	p[4] = 2;
+	CHECK(!sqr_hb_read(p, SQR_HB_LEN, &r), "another version: not ours");
+	p[4] = SQR_HB_VERSION;
+	p[0] = 'X';
+	CHECK(!sqr_hb_read(p, SQR_HB_LEN, &r), "a wrong magic: not ours");
+
+	h.sent = 3;
+	CHECK(sqr_hb_echo(&h, 3) && h.echoed == 3 && !sqr_hb_echo(&h, 2) &&
+	      !sqr_hb_echo(&h, 3) && !sqr_hb_echo(&h, 4),
+	      "echoes: news only for a newer probe that was sent (not an old, a repeated or a forged one)");
+	/* a timer that fires late sends late: time alone never fails it */
+	for (i = 0; i < 100; i++) {
+		h.sent++;
+		v = sqr_hb_verdict(&h, 3);
+		late |= v;
+		sqr_hb_echo(&h, h.sent);
+	}
+	CHECK(!late && !h.down, "100 probes, each answered before the next: never down");
+	h.sent++;			/* lost */
+	CHECK(sqr_hb_verdict(&h, 3) == 0, "one unanswered: still up");
+	h.sent++;
+	CHECK(sqr_hb_verdict(&h, 3) == 0, "two unanswered: still up");
+	h.sent++;
+	CHECK(sqr_hb_verdict(&h, 3) == 1 && h.down && h.down_at == h.sent,
+	      "three unanswered in a row with hb_miss 3: down");
+	CHECK(sqr_hb_verdict(&h, 3) == 0, "down is said once");
+	sqr_hb_echo(&h, h.sent - 1);	/* a late echo of a probe before */
+	CHECK(sqr_hb_verdict(&h, 3) == 0 && h.down,
+	      "a late echo of a probe sent before the failure does not bring it back");
+	h.sent++;
+	sqr_hb_echo(&h, h.sent);
+	CHECK(sqr_hb_verdict(&h, 3) == -1 && !h.down,
+	      "the echo of a probe sent after it went down: back up");
+	h.sent = 0xfffffffe;
+	h.echoed = 0xfffffffe;
+	h.sent += 3;
+	CHECK(sqr_hb_echo(&h, 0) && h.echoed == 0 && sqr_hb_verdict(&h, 3) == 0,
+	      "sequence numbers wrap");
+}
+
 int main(void)
 {
 	test_parse();
@@ -520,5 +580,6 @@ int main(void)
 	test_failback();
 	test_fsm_walk();
 	test_fault();
+	test_hb();
 	return unit_done();
 }
