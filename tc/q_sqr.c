@@ -525,6 +525,7 @@ static const struct xs_field sqr_xs_fields[] = {
 	XS(commit_nomem, XS_U64),
 	XS_LINE,
 	XS(hb_sent, XS_U64), XS(hb_echoes, XS_U64), XS(hb_failures, XS_U64),
+	XS(hb_xmit_errors, XS_U64),
 	XS_LINE,
 	XS(detect_latency_last, XS_U64), XS(detect_latency_max, XS_U64),
 	XS(recovery_last, XS_U64),

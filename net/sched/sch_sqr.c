@@ -9,8 +9,9 @@
  * preallocated ring buffer, or a clone for what a copy cannot carry (GSO,
  * large frames).  A copy that has served its time is freed.  When the
  * link is found down (carrier poll, device events, an external verdict or
- * the fault injector) the copies still held are committed to the fail
- * queue and resent, in order and before anything newer, on the backup:
+ * the fault injector) the copies still held are committed (each becomes
+ * a packet again only as it goes out) and resent, in order and before
+ * anything newer, which waits in the fail queue, on the backup:
  * another device with the Ethernet addresses rewritten, or the same port
  * once it is back (ShareBackup's reconfiguration).  The state machine, the
  * match, the injector's schedule, the ring buffer's arithmetic and the
@@ -28,12 +29,12 @@
  * qdisc_lock(sch), from init on (sch_tree_lock() would take the lock of
  * the qdisc it replaces until the graft).  enqueue, dequeue, peek and
  * reset run under it in BH context.  The timer is a soft hrtimer (softirq
- * context); it takes the lock, takes the packets to send on another device
- * off the fail queue, drops the lock and only then calls dev_queue_xmit()
- * (never under a qdisc lock), holding a reference on that device while it
- * does.  A reset keeps the copies; the one __qdisc_destroy() makes runs
- * without the lock, so it does nothing and destroy, with the timer
- * stopped, frees everything.  init, change, dump and destroy run under
+ * context); it takes the lock, takes a batch of packets to send on another
+ * device off the ring and the fail queue, drops the lock and only then
+ * calls dev_queue_xmit() (never under a qdisc lock), holding a reference
+ * on that device while it does.  A reset keeps the copies; the one
+ * __qdisc_destroy() makes runs without the lock, so it does nothing and
+ * destroy, with the timer stopped, frees everything.  init, change, dump and destroy run under
  * RTNL; change applies a checked configuration under the lock (at init a
  * `force down` may arm the timer while the child is still noop_qdisc,
  * which it handles).  The list of instances, which the netdevice notifier
@@ -71,6 +72,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/dst.h>
+#include <net/dst_metadata.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
@@ -79,6 +81,7 @@
 #include "sqr_core.h"
 
 #define SQR_PARSE_BYTES		128	/* headers the match looks at */
+#define SQR_RELEASE_BATCH	256	/* held packets sent per timer run */
 
 /* where probes go: the nearest-bridge group, never forwarded by a bridge */
 static const u8 sqr_hb_group[ETH_ALEN] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x0e };
@@ -109,14 +112,16 @@ struct sqr_sched_data {
 	struct Qdisc *child;
 	u8 *buf;			/* the copy buffer */
 	struct sqr_buf ring;		/* the copies in it, oldest first */
-	struct sk_buff_head failq;	/* committed copies, then diverted */
+	u32 committed;			/* 0, or all the ring: to resend */
+	struct sk_buff_head failq;	/* diverted, behind those */
 	u64 ring_bytes;			/* of the packets copied */
-	u64 ring_mem;			/* buffer and clones' truesize */
+	u64 ring_mem;			/* records' size, clones' truesize */
 	struct sqr_fsm fsm;
 	struct net_device *backup;	/* NULL: same port, or it went away */
 	netdevice_tracker backup_tracker;
 	struct hrtimer timer;		/* expiry, poll, release, injector */
 	u64 timer_at;			/* when it is armed for; 0: not */
+	u64 seen_up;			/* the last dequeue found the link up */
 	bool forced_down;		/* TCA_SQR_FORCE down in force */
 	/* the fault injector */
 	u64 fault_start;		/* the change that armed it */
@@ -127,7 +132,6 @@ struct sqr_sched_data {
 	struct sqr_hb hb;		/* probes sent and answered */
 	u32 hb_id;			/* ours, in every probe */
 	u64 hb_next;			/* when the next probe is due */
-	u64 hb_echo_tx;			/* the newest answered probe's send */
 	struct list_head node;		/* in sqr_instances */
 	struct tc_sqr_xstats st;
 };
@@ -254,6 +258,8 @@ static void sqr_ring_trim(struct sqr_sched_data *q, u32 size)
 	while (q->ring.used > size && (rec = sqr_oldest(q))) {
 		struct sk_buff *clone = rec->clone;
 
+		if (rec->wire_lost)
+			q->st.lost++;
 		sqr_ring_drop(q, rec);
 		kfree_skb(clone);
 	}
@@ -298,7 +304,8 @@ static void sqr_expire(struct sqr_sched_data *q, u64 now)
 			q->st.lost++;
 		q->st.expired++;
 		sqr_ring_drop(q, rec);
-		consume_skb(clone);
+		if (clone)
+			consume_skb(clone);
 	}
 }
 
@@ -329,14 +336,22 @@ static bool sqr_protects(const struct sqr_sched_data *q,
 /* A copy in the buffer costs a write where the ring's head is: no skb to
  * allocate now, none to free at expiry, and the original's memory goes
  * back at once.  What it cannot carry a clone keeps: GSO, an offloaded
- * VLAN tag, tunnel offsets, a CRC offload, and frames above copy_max.
+ * VLAN tag, tunnel offsets, a CRC offload, frames above copy_max, and
+ * what the driver needs beside the frame (extensions such as an IPsec
+ * offload's state, tunnel metadata, a TLS record to encrypt): a copy
+ * without them could leave in the clear, or not at all.
  */
-static bool sqr_copyable(const struct sk_buff *skb, u32 copy_max)
+static bool sqr_copyable(struct sk_buff *skb, u32 copy_max)
 {
 	if (skb->len > copy_max || skb_is_gso(skb) ||
 	    skb_vlan_tag_present(skb) || skb->encapsulation ||
-	    skb->csum_not_inet)
+	    skb->csum_not_inet || skb_has_extensions(skb) ||
+	    skb_metadata_dst(skb))
 		return false;
+#if IS_ENABLED(CONFIG_TLS_DEVICE)
+	if (skb->decrypted)
+		return false;
+#endif
 	/* a checksum to finish must lie in the frame */
 	return skb->ip_summed != CHECKSUM_PARTIAL ||
 	       (skb_checksum_start_offset(skb) >= 0 &&
@@ -363,7 +378,10 @@ static void sqr_rec_fill(struct sqr_rec *rec, const struct sk_buff *skb)
 		rec->csum_start = skb_checksum_start_offset(skb);
 		rec->csum_offset = skb->csum_offset;
 	}
-	skb_copy_bits(skb, 0, rec + 1, skb->len);
+	if (!skb->data_len)
+		memcpy(rec + 1, skb->data, skb->len);
+	else
+		skb_copy_bits(skb, 0, rec + 1, skb->len);
 }
 
 /* The packet to resend for the copy @rec: its clone, or the frame again */
@@ -396,6 +414,83 @@ static struct sk_buff *sqr_rec_skb(struct sqr_sched_data *q,
 	return skb;
 }
 
+/* ---- what a failure holds: committed copies, then the fail queue ---- */
+
+static bool sqr_held_empty(const struct sqr_sched_data *q)
+{
+	return !q->committed && skb_queue_empty(&q->failq);
+}
+
+/* The oldest committed copy as a packet again, its record freed; NULL:
+ * none left.  One at a time as they go out, not all at the failure: no
+ * burst of atomic allocations under the lock, no memory held twice.
+ */
+static struct sk_buff *sqr_uncommit(struct sqr_sched_data *q)
+{
+	struct sqr_rec *rec;
+	struct sk_buff *skb;
+
+	while (q->committed) {
+		rec = sqr_oldest(q);
+		if (WARN_ON_ONCE(!rec)) {
+			q->committed = 0;
+			break;
+		}
+		skb = sqr_rec_skb(q, rec);
+		sqr_ring_drop(q, rec);
+		q->committed--;
+		if (skb) {
+			*sqr_cb(skb) = (struct sqr_cb){ .copy = 1 };
+			return skb;
+		}
+		q->st.commit_nomem++;
+	}
+	return NULL;
+}
+
+/* A held packet's queue may be gone (ethtool -L since) */
+static void sqr_cap_queue(struct net_device *dev, struct sk_buff *skb)
+{
+	skb_set_queue_mapping(skb, netdev_cap_txqueue(dev,
+						      skb_get_queue_mapping(skb)));
+}
+
+/* The next held packet to go out */
+static struct sk_buff *sqr_release_one(struct sqr_sched_data *q)
+{
+	return sqr_uncommit(q) ?: sqr_unhold(&q->failq);
+}
+
+/* Every committed copy into the fail queue, ahead of what is there: for
+ * what needs them as packets (peek, a ring about to be moved)
+ */
+static void sqr_uncommit_all(struct sqr_sched_data *q)
+{
+	struct sk_buff_head copies;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&copies);
+	while ((skb = sqr_uncommit(q)))
+		sqr_hold(&copies, skb);
+	skb_queue_splice(&copies, &q->failq);
+}
+
+/* No way out in time: drop what is held */
+static void sqr_give_up(struct sqr_sched_data *q)
+{
+	struct sqr_rec *rec;
+
+	q->st.gave_up += q->committed + skb_queue_len(&q->failq);
+	for (; q->committed && (rec = sqr_oldest(q)); q->committed--) {
+		struct sk_buff *clone = rec->clone;
+
+		sqr_ring_drop(q, rec);
+		kfree_skb(clone);
+	}
+	q->committed = 0;
+	sqr_free_held(&q->failq);
+}
+
 /* Keep a copy of @skb, about to go out at @now, if it is protected;
  * returns it, or NULL
  */
@@ -426,13 +521,17 @@ static struct sqr_rec *sqr_keep_copy(struct sqr_sched_data *q,
 	size = sizeof(*rec) + (copy ? ALIGN(skb->len, 8) : 0);
 	off = sqr_buf_take(&q->ring, size);
 	if (off == SQR_BUF_FULL) {
-		kfree_skb(clone);
+		consume_skb(clone);
 		q->st.backstop++;
 		return NULL;
 	}
 	rec = (struct sqr_rec *)(q->buf + off);
-	*rec = (struct sqr_rec){ .tx_ns = now, .clone = clone, .size = size,
-				 .pkt_len = len };
+	/* what a clone's record uses; sqr_rec_fill() sets the rest */
+	rec->tx_ns = now;
+	rec->clone = clone;
+	rec->size = size;
+	rec->pkt_len = len;
+	rec->wire_lost = 0;
 	if (copy)
 		sqr_rec_fill(rec, skb);
 	else
@@ -470,6 +569,17 @@ static bool sqr_primary_ok(const struct sqr_sched_data *q)
 	       sqr_dev_ok(qdisc_dev(q->sch));
 }
 
+/* Found down, by a verdict (forced, injected, heartbeat), which always
+ * counts, or by the carrier, with detect carrier
+ */
+static bool sqr_primary_down(const struct sqr_sched_data *q)
+{
+	if (q->forced_down || q->fault_down || q->hb.down)
+		return true;
+	return (q->set.detect & SQR_DETECT_CARRIER) &&
+	       !sqr_dev_ok(qdisc_dev(q->sch));
+}
+
 static bool sqr_backup_ok(const struct sqr_sched_data *q)
 {
 	return sqr_same_port(q) ? sqr_primary_ok(q) : sqr_dev_ok(q->backup);
@@ -502,13 +612,31 @@ static void sqr_arm_at(struct sqr_sched_data *q, u64 at)
 	hrtimer_start(&q->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Arm the timer for the earliest thing due after @now: the ring's head
- * to expire, the next carrier poll, the injector's next event, and @next
- * from the state machine (a release, the end of max_hold, fail-back).
+/* When the timer must next read the carrier, U64_MAX: never.  While
+ * copies are @held, by sqr_poll_due(): only our dequeue's reads count as
+ * packets flowing, never the timer's own.  Failed, every poll for the way
+ * back, unless device events tell it.
  */
-static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
+static u64 sqr_poll_at(const struct sqr_sched_data *q, u64 now, bool held)
 {
-	struct sqr_rec *head = sqr_oldest(q);
+	bool up = q->fsm.state == SQR_STATE_UP;
+
+	if (!(q->set.detect & SQR_DETECT_CARRIER) ||
+	    (!held && (up || (q->set.detect & SQR_DETECT_NOTIFIER))))
+		return U64_MAX;
+	if (!up)
+		return now + q->set.poll_ns;
+	return sqr_poll_due(now, q->seen_up, q->set.poll_ns, q->set.hold_ns);
+}
+
+/* The earliest thing due after @now, U64_MAX: nothing.  The ring's head
+ * to expire, the next carrier poll, the injector's next event, the next
+ * probe, and @next from the state machine (a release, the end of
+ * max_hold, fail-back).
+ */
+static u64 sqr_next_at(const struct sqr_sched_data *q, u64 now, u64 next)
+{
+	struct sqr_rec *head = q->committed ? NULL : sqr_oldest(q);
 	u64 at = next ?: U64_MAX, t;
 
 	/* copies expire at dequeue while packets flow; the timer only
@@ -518,21 +646,52 @@ static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
 	if (head)
 		at = min(at, head->tx_ns + q->set.hold_ns +
 			 q->set.hold_ns / 4);
-	/* poll for a failure while copies are held, and for the way back
-	 * unless device events tell it
-	 */
-	if ((q->set.detect & SQR_DETECT_CARRIER) &&
-	    (head || (q->fsm.state != SQR_STATE_UP &&
-		      !(q->set.detect & SQR_DETECT_NOTIFIER))))
-		at = min(at, now + q->set.poll_ns);
+	at = min(at, sqr_poll_at(q, now, head));
 	if (q->set.fault.len_ns &&
 	    sqr_fault_event(&q->set.fault, q->fault_start, q->fault_e, &t) <
 	    SQR_F_SKIP)
 		at = min(at, t);
 	if (q->set.hb_ns)
 		at = min(at, q->hb_next);
+	return at;
+}
+
+/* Arm the timer for the earliest thing due, unless it fires earlier */
+static void sqr_arm(struct sqr_sched_data *q, u64 now, u64 next)
+{
+	u64 at = sqr_next_at(q, now, next);
+
 	if (at != U64_MAX)
 		sqr_arm_at(q, max(at, now));
+}
+
+/* Move the timer later, to the earliest thing due: only from a dequeue
+ * while up, which has just done the timer's work (read the carrier,
+ * expired copies).
+ */
+static void sqr_arm_later(struct sqr_sched_data *q, u64 now)
+{
+	u64 at = sqr_next_at(q, now, 0);
+
+	if (at == U64_MAX || at <= q->timer_at)
+		return;
+	q->timer_at = at;
+	hrtimer_start(&q->timer, ns_to_ktime(at), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* From a dequeue that found the link up: the next poll (or expiry) must
+ * come within its period, whatever the timer was armed for before, and a
+ * timer about to fire is pushed out instead.
+ */
+static void sqr_arm_busy(struct sqr_sched_data *q, u64 now)
+{
+	if (!q->timer_at ||
+	    q->timer_at > min(sqr_poll_at(q, now, true),
+			      now + q->set.hold_ns + q->set.hold_ns / 4))
+		sqr_arm(q, now, 0);
+	else if (sqr_timer_push(q->timer_at, now, q->set.poll_ns,
+				q->set.hold_ns))
+		sqr_arm_later(q, now);
 }
 
 /* ---- failure ---- */
@@ -554,16 +713,16 @@ static void sqr_divert_child(struct Qdisc *sch)
 	}
 }
 
-/* The link was found down at @now; @onset is when it failed, 0 unknown.
- * *@pending, if set, is a packet dequeued but not sent: it goes behind
- * the copies and before the child's packets, which are all newer.
+/* The link was found down at @now; @onset is when it failed, 0 unknown,
+ * and copies sent more than @guard before it got through.  *@pending, if
+ * set, is a packet dequeued but not sent: it goes behind the copies and
+ * before the child's packets, which are all newer.
  */
-static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset,
+static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset, u64 guard,
 		     struct sk_buff **pending)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
 	struct sqr_rec *rec;
-	struct sk_buff *skb;
 
 	if (!(sqr_fsm_down(&q->fsm, &q->set.fsm, now) & SQR_A_COMMIT))
 		return;
@@ -573,25 +732,20 @@ static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset,
 		q->st.detect_latency_max = max(q->st.detect_latency_max,
 					       now - onset);
 	}
-	/* the frames become packets again here, once per failure */
-	while ((rec = sqr_oldest(q))) {
-		if (!sqr_commit_copy(rec->tx_ns, onset, q->set.guard_ns)) {
-			skb = rec->clone;
-			q->st.dup_avoided++;
-			sqr_ring_drop(q, rec);
-			consume_skb(skb);
-			continue;
-		}
-		skb = sqr_rec_skb(q, rec);
+	/* copies go out oldest first, so those to free are the oldest */
+	while ((rec = sqr_oldest(q)) &&
+	       !sqr_commit_copy(rec->tx_ns, onset, guard)) {
+		struct sk_buff *clone = rec->clone;
+
+		q->st.dup_avoided++;
 		sqr_ring_drop(q, rec);
-		if (!skb) {
-			q->st.commit_nomem++;
-			continue;
-		}
-		*sqr_cb(skb) = (struct sqr_cb){ .copy = 1 };
-		sqr_hold(&q->failq, skb);
-		q->st.committed++;
+		consume_skb(clone);
 	}
+	/* the rest stay where they are until each goes out (UP took no
+	 * copies behind them, nor takes any until they are gone)
+	 */
+	q->committed = q->ring.count;
+	q->st.committed += q->committed;
 	if (q->set.divert) {
 		if (pending && *pending) {
 			*sqr_cb(*pending) = (struct sqr_cb){ 0 };
@@ -625,7 +779,8 @@ static void sqr_fault_run(struct Qdisc *sch, u64 now,
 			q->st.fault_outages++;
 		} else if (ev == SQR_F_DETECT) {
 			q->fault_down = true;
-			sqr_fail(sch, now, q->fault_onset, pending);
+			sqr_fail(sch, now, q->fault_onset, q->set.guard_ns,
+				 pending);
 		} else if (ev == SQR_F_END) {
 			q->fault_down = false;
 		}
@@ -635,17 +790,18 @@ static void sqr_fault_run(struct Qdisc *sch, u64 now,
 /* ---- heartbeats ---- */
 
 /* Send a probe or an echo @m on @dev to @dst, past the qdiscs; without
- * the lock: dev_direct_xmit() takes the device's
+ * the lock: dev_direct_xmit() takes the device's.  False: it did not go.
  */
-static void sqr_hb_send(struct net_device *dev, const struct sqr_hb_msg *m,
+static bool sqr_hb_send(struct net_device *dev, const struct sqr_hb_msg *m,
 			const u8 *dst)
 {
 	struct sk_buff *skb;
 	struct ethhdr *eth;
 
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_ZLEN, GFP_ATOMIC);
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + ETH_ZLEN + dev->needed_tailroom,
+			GFP_ATOMIC);
 	if (!skb)
-		return;
+		return false;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
 	eth = skb_put_zero(skb, ETH_ZLEN);
 	ether_addr_copy(eth->h_dest, dst);
@@ -657,28 +813,52 @@ static void sqr_hb_send(struct net_device *dev, const struct sqr_hb_msg *m,
 	skb->protocol = eth->h_proto;
 	skb->priority = TC_PRIO_CONTROL;
 	skb->dev = dev;
-	dev_direct_xmit(skb, 0);	/* frees it when the device cannot */
+	/* it frees the skb when the device cannot take it */
+	return dev_direct_xmit(skb, 0) == NETDEV_TX_OK;
 }
 
 /* Under the lock, from the timer, when a probe is due at @now: the
- * verdict on the probes so far, then the next probe's number (0: none)
+ * verdict on the probes so far, then the next probe, numbered in *@seq;
+ * false: none is due
  */
-static u32 sqr_hb_tick(struct Qdisc *sch, u64 now)
+static bool sqr_hb_tick(struct Qdisc *sch, u64 now, u32 *seq)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
-	int v;
 
 	if (!q->set.hb_ns || now < q->hb_next)
-		return 0;
-	v = sqr_hb_verdict(&q->hb, q->set.hb_miss);
-	if (v > 0 && q->fsm.state == SQR_STATE_UP) {
-		/* what left before the newest answered probe got through */
+		return false;
+	if (sqr_hb_verdict(&q->hb, q->set.hb_miss) > 0) {
+		/* in any state: a failure during fail-back counts too.  What
+		 * left a heartbeat before the newest answered probe got
+		 * through: a probe skips the queues, and data still in
+		 * another TX ring may cross the link after it.
+		 */
 		q->st.hb_failures++;
-		sqr_fail(sch, now, q->hb_echo_tx, NULL);
+		sqr_fail(sch, now, sqr_hb_onset(&q->hb),
+			 q->set.guard_ns + q->set.hb_ns, NULL);
 	}
 	q->hb_next = now + q->set.hb_ns;
 	q->st.hb_sent++;
-	return ++q->hb.sent;
+	*seq = sqr_hb_next(&q->hb, now);
+	return true;
+}
+
+/* Probe @seq did not go (the device's queue was stopped): no miss, and
+ * another try a quarter interval on
+ */
+static void sqr_hb_retry(struct Qdisc *sch, u32 seq, u64 now)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	spin_lock(qdisc_lock(sch));
+	sqr_hb_unsend(&q->hb, seq);
+	q->st.hb_sent--;
+	q->st.hb_xmit_errors++;
+	if (q->set.hb_ns) {
+		q->hb_next = min(q->hb_next, now + q->set.hb_ns / 4);
+		sqr_arm_at(q, q->hb_next);
+	}
+	spin_unlock(qdisc_lock(sch));
 }
 
 /* An echo on @dev: news for the sqr at its root, if the probe was its */
@@ -691,36 +871,40 @@ static void sqr_hb_echoed(struct net_device *dev, const struct sqr_hb_msg *m)
 		return;
 	q = qdisc_priv(root);
 	spin_lock(qdisc_lock(root));
-	if (q->set.hb_ns && m->id == q->hb_id && sqr_hb_echo(&q->hb, m->seq)) {
-		q->hb_echo_tx = m->tx_ns;
+	if (q->set.hb_ns && m->id == q->hb_id && sqr_hb_echo(&q->hb, m->seq))
 		q->st.hb_echoes++;
-	}
 	spin_unlock(qdisc_lock(root));
 }
 
-/* Every frame of the EtherType, on any device: answer a probe to its
- * sender; take an echo to the qdisc that sent the probe
+/* Every frame of the EtherType, on any device: answer a probe to the
+ * group with an echo to its sender; take an echo to us to the qdisc that
+ * sent the probe.  The link is the port it came in on: a bond or a
+ * bridge over that port hands it over as its own.
  */
 static int sqr_hb_rcv(struct sk_buff *skb, struct net_device *dev,
 		      struct packet_type *pt, struct net_device *orig_dev)
 {
+	struct net_device *link = dev;
 	u8 buf[SQR_HB_LEN];
 	struct sqr_hb_msg m;
 	const u8 *p;
 
+	if (netif_is_lag_master(dev) || netif_is_bridge_master(dev))
+		link = orig_dev;
 	p = skb_header_pointer(skb, 0, SQR_HB_LEN, buf);
 	if (!p || !sqr_hb_read(p, SQR_HB_LEN, &m) ||
-	    skb->pkt_type == PACKET_OTHERHOST || dev->type != ARPHRD_ETHER ||
-	    !skb_mac_header_was_set(skb))
+	    link->type != ARPHRD_ETHER || !skb_mac_header_was_set(skb))
 		goto out;
 	if (m.type == SQR_HB_PROBE) {
-		if (is_valid_ether_addr(eth_hdr(skb)->h_source)) {
+		/* never to a broadcast: one frame must not draw a crowd */
+		if (ether_addr_equal(eth_hdr(skb)->h_dest, sqr_hb_group) &&
+		    is_valid_ether_addr(eth_hdr(skb)->h_source)) {
 			m.type = SQR_HB_ECHO;
-			sqr_hb_send(dev, &m, eth_hdr(skb)->h_source);
-			atomic_long_inc(&sqr_hb_answered);
+			if (sqr_hb_send(link, &m, eth_hdr(skb)->h_source))
+				atomic_long_inc(&sqr_hb_answered);
 		}
-	} else {
-		sqr_hb_echoed(dev, &m);
+	} else if (skb->pkt_type == PACKET_HOST) {
+		sqr_hb_echoed(link, &m);
 	}
 out:
 	consume_skb(skb);
@@ -773,6 +957,7 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 	struct net_device *dev = NULL;
 	struct sk_buff_head out;
 	u32 acts, probe, errors = 0;
+	bool probe_due;
 	u8 dmac[ETH_ALEN];
 	struct sk_buff *skb;
 	u64 now, next;
@@ -784,46 +969,46 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 
 	if (q->set.fault.len_ns)
 		sqr_fault_run(sch, now, NULL);
-	probe = sqr_hb_tick(sch, now);
-	if (q->fsm.state == SQR_STATE_UP && (q->set.detect & SQR_DETECT_CARRIER) &&
-	    !sqr_primary_ok(q))
-		sqr_fail(sch, now, 0, NULL);
+	probe_due = sqr_hb_tick(sch, now, &probe);
+	if (q->fsm.state == SQR_STATE_UP && sqr_primary_down(q))
+		sqr_fail(sch, now, 0, 0, NULL);
 	if (q->fsm.state == SQR_STATE_UP)
 		sqr_expire(q, now);
 
 	acts = sqr_fsm_step(&q->fsm, &q->set.fsm, now, sqr_primary_ok(q),
-			    sqr_backup_ok(q), skb_queue_empty(&q->failq),
-			    &next);
-	if (acts & SQR_A_GIVE_UP) {
-		q->st.gave_up += skb_queue_len(&q->failq);
-		sqr_free_held(&q->failq);
-	}
+			    sqr_backup_ok(q), sqr_held_empty(q), &next);
+	if (acts & SQR_A_GIVE_UP)
+		sqr_give_up(q);
 	if (q->fsm.state != SQR_STATE_FAILED && sqr_release_here(q)) {
-		/* our dequeue sends the fail queue, or what the child held
+		/* our dequeue sends what is held, or what the child held
 		 * back while the port was failed; never a detached qdisc
 		 * (dev_deactivate() sets the bit under this lock)
 		 */
-		if ((!skb_queue_empty(&q->failq) || sch->q.qlen) &&
+		if ((!sqr_held_empty(q) || sch->q.qlen) &&
 		    !test_bit(__QDISC_STATE_DEACTIVATED, &sch->state))
 			__netif_schedule(sch);
-	} else if (sqr_releasing(q) && !skb_queue_empty(&q->failq)) {
+	} else if (sqr_releasing(q) && !sqr_held_empty(q)) {
+		/* a batch at a time, the lock not held for all of it */
 		dev = q->backup;
 		dev_hold(dev);
 		memcpy(dmac, q->set.dmac, ETH_ALEN);
-		while ((skb = sqr_unhold(&q->failq))) {
+		while (skb_queue_len(&out) < SQR_RELEASE_BATCH &&
+		       (skb = sqr_release_one(q))) {
 			sqr_count_out(q, skb);
 			__skb_queue_tail(&out, skb);
 		}
-		q->st.recovery_last = now - q->fsm.t_detect;
+		if (sqr_held_empty(q))
+			q->st.recovery_last = now - q->fsm.t_detect;
 	}
 	sqr_arm(q, now, next);
 	spin_unlock(root_lock);
 
-	if (probe) {
+	if (probe_due) {
 		struct sqr_hb_msg m = { .type = SQR_HB_PROBE, .id = q->hb_id,
 					.seq = probe, .tx_ns = now };
 
-		sqr_hb_send(qdisc_dev(sch), &m, sqr_hb_group);
+		if (!sqr_hb_send(qdisc_dev(sch), &m, sqr_hb_group))
+			sqr_hb_retry(sch, probe, now);
 	}
 	if (!dev)
 		return HRTIMER_NORESTART;
@@ -833,7 +1018,7 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 	dev_put(dev);
 	spin_lock(root_lock);
 	q->st.xmit_errors += errors;
-	sqr_arm_at(q, ktime_get_ns());	/* the state may move on */
+	sqr_arm_at(q, ktime_get_ns());	/* the next batch, or the state */
 	spin_unlock(root_lock);
 	return HRTIMER_NORESTART;
 }
@@ -878,9 +1063,11 @@ static struct sk_buff *sqr_peek(struct Qdisc *sch)
 
 	if (sqr_same_port(q) && q->fsm.state == SQR_STATE_FAILED)
 		return NULL;
-	if (sqr_releasing(q) && sqr_release_here(q) &&
-	    !skb_queue_empty(&q->failq))
+	if (sqr_releasing(q) && sqr_release_here(q) && !sqr_held_empty(q)) {
+		/* no caller at the root; a peek must not lose the order */
+		sqr_uncommit_all(q);
 		return skb_peek(&q->failq);
+	}
 	return q->child->ops->peek(q->child);
 }
 
@@ -897,10 +1084,11 @@ static struct sk_buff *sqr_dequeue(struct Qdisc *sch)
 			return NULL;
 		/* then the committed copies and the diverted packets first */
 		skb = sqr_releasing(q) && sqr_release_here(q) ?
-		      sqr_unhold(&q->failq) : NULL;
+		      sqr_release_one(q) : NULL;
 		if (skb) {
+			sqr_cap_queue(qdisc_dev(sch), skb);
 			sqr_count_out(q, skb);
-			if (skb_queue_empty(&q->failq)) {
+			if (sqr_held_empty(q)) {
 				u64 now = ktime_get_ns();
 
 				/* drained: the state machine may move on */
@@ -920,20 +1108,22 @@ again:
 	now = ktime_get_ns();
 	if (unlikely(q->set.fault.len_ns))
 		sqr_fault_run(sch, now, &skb);
-	if (skb && q->fsm.state == SQR_STATE_UP &&
-	    (q->set.detect & SQR_DETECT_CARRIER) && !sqr_primary_ok(q))
-		sqr_fail(sch, now, 0, &skb);
+	if (skb && q->fsm.state == SQR_STATE_UP) {
+		if (!sqr_primary_down(q))
+			q->seen_up = now;
+		else
+			sqr_fail(sch, now, 0, 0, &skb);
+	}
 	if (!skb)
 		return NULL;	/* found down just now: held, not sent */
 	copy = NULL;
 	if (q->fsm.state == SQR_STATE_UP && q->set.hold_ns) {
 		copy = sqr_keep_copy(q, skb, now);
 		sqr_expire(q, now);
-		/* the next poll (or expiry) must come within its period,
-		 * whatever the timer was armed for before
-		 */
-		if (!q->timer_at || q->timer_at > now + q->set.poll_ns)
-			sqr_arm(q, now, 0);
+		if (!sqr_timer_settled(q->timer_at, now,
+				       sqr_watch_ns(q->set.poll_ns,
+						    q->set.hold_ns)))
+			sqr_arm_busy(q, now);
 	}
 	/* by the clock, not by the timer: its events run late by up to
 	 * a softirq's latency, the outage starts on time
@@ -966,7 +1156,7 @@ static void sqr_reset(struct Qdisc *sch)
 	if (!refcount_read(&sch->refcnt))
 		return;
 	if (!sqr_dev_ok(qdisc_dev(sch)))
-		sqr_fail(sch, ktime_get_ns(), 0, NULL);
+		sqr_fail(sch, ktime_get_ns(), 0, 0, NULL);
 	qdisc_reset(q->child);
 }
 
@@ -1154,7 +1344,7 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 	sqr_parse_fault(&s->fault, tb);
 	s->fsm.same_port = !s->backup_ifindex;
 
-	if (s->copy_max + sizeof(struct sqr_rec) > s->ring_bytes) {
+	if (ALIGN(s->copy_max, 8) + sizeof(struct sqr_rec) > s->ring_bytes) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_COPY_MAX] ?:
 				    tb[TCA_SQR_RING_BYTES],
 				    "sqr: ring_bytes must hold a copy of copy_max bytes and its record");
@@ -1220,7 +1410,9 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 	return 0;
 }
 
-/* The backup device of @s, with a reference, or NULL for the same port */
+/* The backup device of @s in *@devp (no reference taken: RTNL is held),
+ * or NULL for the same port
+ */
 static int sqr_backup_get(struct Qdisc *sch, const struct sqr_settings *s,
 			  struct nlattr **tb, struct net_device **devp,
 			  struct netlink_ext_ack *extack)
@@ -1244,6 +1436,12 @@ static int sqr_backup_get(struct Qdisc *sch, const struct sqr_settings *s,
 	if (dev->type != ARPHRD_ETHER || me->type != ARPHRD_ETHER) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP],
 				    "sqr: a backup device is for Ethernet ports only");
+		return -EINVAL;
+	}
+	/* what a VLAN or a bond over this port sends comes back here */
+	if (netdev_has_upper_dev(me, dev)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_BACKUP],
+				    "sqr: the backup is stacked on this port (a VLAN, bond or bridge over it) and would loop");
 		return -EINVAL;
 	}
 	*devp = dev;
@@ -1317,12 +1515,18 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 		q->backup = backup;
 	}
 	q->set = s;
-	if (buf_size != q->ring.size)
+	if (buf_size != q->ring.size) {
+		/* committed copies wait as packets, the rest move */
+		sqr_uncommit_all(q);
 		old = sqr_ring_move(q, buf, buf_size);
+	}
 	if (hb_changed) {
-		/* the heartbeat starts over: up, a probe at once */
-		q->hb = (struct sqr_hb){ .sent = q->hb.sent,
-					 .echoed = q->hb.sent };
+		/* the heartbeat starts over, a probe at once; a link found
+		 * down stays down until an echo says otherwise
+		 */
+		q->hb.echoed = q->hb.sent;
+		q->hb.down_at = q->hb.sent;
+		q->hb.down = q->hb.down && s.hb_ns;
 		q->hb_next = ktime_get_ns();
 	}
 	if (fault_changed) {
@@ -1333,7 +1537,7 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	}
 	if (force == SQR_FORCE_DOWN) {
 		q->forced_down = true;
-		sqr_fail(sch, ktime_get_ns(), 0, NULL);
+		sqr_fail(sch, ktime_get_ns(), 0, 0, NULL);
 	} else if (force == SQR_FORCE_UP) {
 		q->forced_down = false;
 	}
@@ -1500,9 +1704,10 @@ static int sqr_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	spin_lock_bh(qdisc_lock(sch));
 	st = q->st;
-	st.ring_pkts = q->ring.count;
-	st.ring_bytes = q->ring_bytes;
-	st.failq_pkts = skb_queue_len(&q->failq);
+	/* what the ring holds is committed all or none */
+	st.ring_pkts = q->committed ? 0 : q->ring.count;
+	st.ring_bytes = q->committed ? 0 : q->ring_bytes;
+	st.failq_pkts = q->committed + skb_queue_len(&q->failq);
 	st.state = q->fsm.state;
 	st.backup_ok = sqr_backup_ok(q);
 	spin_unlock_bh(qdisc_lock(sch));
@@ -1578,7 +1783,7 @@ static void sqr_dev_event(struct sqr_sched_data *q, struct net_device *dev,
 	spin_lock_bh(qdisc_lock(sch));
 	if (dev == qdisc_dev(sch) && (q->set.detect & SQR_DETECT_NOTIFIER) &&
 	    !sqr_dev_ok(dev))
-		sqr_fail(sch, ktime_get_ns(), 0, NULL);
+		sqr_fail(sch, ktime_get_ns(), 0, 0, NULL);
 	if (dev == q->backup && event == NETDEV_UNREGISTER) {
 		gone = dev;
 		q->backup = NULL;
@@ -1638,6 +1843,8 @@ static int __init sqr_module_init(void)
 {
 	int err;
 
+	/* the newest answered probe's send time outlives hb_miss probes */
+	BUILD_BUG_ON(SQR_MAX_HB_MISS + 1 >= SQR_HB_SLOTS);
 	err = register_netdevice_notifier(&sqr_notifier);
 	if (err)
 		return err;

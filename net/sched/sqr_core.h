@@ -103,6 +103,51 @@ static inline bool sqr_expired(u64 tx_ns, u64 hold_ns, u64 now)
 	return now >= tx_ns && now - tx_ns >= hold_ns;
 }
 
+/* The watchdog's period on a busy port: a quarter hold, or the poll
+ * period if that is longer.
+ */
+static inline u64 sqr_watch_ns(u64 poll_ns, u64 hold_ns)
+{
+	return hold_ns / 4 > poll_ns ? hold_ns / 4 : poll_ns;
+}
+
+/* When the timer must next read the carrier, copies being held.  Every
+ * dequeue reads it too: while packets flow (the last at @seen_ns found
+ * the link up, less than @poll_ns ago) the timer is only the watchdog for
+ * a port that stops sending as it fails, and comes a watch period after
+ * that dequeue, which still finds the failure with its packets' copies
+ * held.  Idle, the timer polls every @poll_ns.
+ */
+static inline u64 sqr_poll_due(u64 now, u64 seen_ns, u64 poll_ns,
+			       u64 hold_ns)
+{
+	if (seen_ns <= now && now - seen_ns < poll_ns)
+		return seen_ns + sqr_watch_ns(poll_ns, hold_ns);
+	return now + poll_ns;
+}
+
+/* Whether a dequeue pushes the timer out instead of letting it fire: it
+ * is armed for @at_ns, not yet due but less than an eighth of a watch
+ * period away.  A busy port then takes an hrtimer_start() every 7/8 of a
+ * period and no interrupt at all.  A timer already due (an event asked
+ * for it at once) is left alone.
+ */
+static inline bool sqr_timer_push(u64 at_ns, u64 now, u64 poll_ns,
+				  u64 hold_ns)
+{
+	return at_ns > now && at_ns - now < sqr_watch_ns(poll_ns, hold_ns) / 8;
+}
+
+/* Whether a dequeue on a busy port leaves the timer, armed for @at_ns,
+ * where it is: neither later than a watch period from @now (the poll it
+ * must do) nor within an eighth of one (to be pushed out).  What nearly
+ * every dequeue finds, so it is tested first.
+ */
+static inline bool sqr_timer_settled(u64 at_ns, u64 now, u64 watch_ns)
+{
+	return at_ns >= now + watch_ns / 8 && at_ns <= now + watch_ns;
+}
+
 /* On a failure whose onset is known (injector, heartbeat), a copy sent
  * more than @guard_ns before the onset got through: resending it would
  * only make a duplicate.  Unknown onset (@onset_ns 0): every copy counts.
@@ -253,23 +298,58 @@ static inline bool sqr_hb_read(const u8 *p, u32 len, struct sqr_hb_msg *m)
 	return true;
 }
 
-/* The prober's side: probes numbered from 1, the newest answered */
+/* The send times kept, of the newest probes: more than hb_miss + 1, so
+ * the newest answered probe's is there when the verdict needs it
+ */
+#define SQR_HB_SLOTS	128
+
+/* The prober's side: probes numbered from 1, the newest answered.
+ * Numbers are compared by their distance back from the last one sent,
+ * so no window closes however long the link stays down.
+ */
 struct sqr_hb {
 	u32 sent;		/* the last probe's number */
 	u32 echoed;		/* the newest probe answered */
 	u32 down_at;		/* sent when it was found down */
 	bool down;
+	u64 tx[SQR_HB_SLOTS];	/* our clock when each was sent */
 };
 
-/* An echo of probe @seq came: true if it is news (an old or a forged
- * number that was never sent is not)
+/* Number the next probe, to be sent at @now */
+static inline u32 sqr_hb_next(struct sqr_hb *h, u64 now)
+{
+	h->sent++;
+	h->tx[h->sent % SQR_HB_SLOTS] = now;
+	return h->sent;
+}
+
+/* Probe @seq, the last numbered, never left (the device would not take
+ * it): take it back, it is no miss
+ */
+static inline void sqr_hb_unsend(struct sqr_hb *h, u32 seq)
+{
+	if (h->sent == seq && h->echoed != seq)
+		h->sent--;
+}
+
+/* An echo of probe @seq came: true if it is news (an old number, or one
+ * never sent, is not)
  */
 static inline bool sqr_hb_echo(struct sqr_hb *h, u32 seq)
 {
-	if ((s32)(seq - h->echoed) <= 0 || (s32)(seq - h->sent) > 0)
+	if (h->sent - seq >= h->sent - h->echoed)
 		return false;
 	h->echoed = seq;
 	return true;
+}
+
+/* Our clock when the newest answered probe left, from our own record
+ * (never the echo's copy: a peer could claim any time); 0: unknown
+ */
+static inline u64 sqr_hb_onset(const struct sqr_hb *h)
+{
+	return h->sent - h->echoed < SQR_HB_SLOTS ?
+	       h->tx[h->echoed % SQR_HB_SLOTS] : 0;
 }
 
 /* Before sending the next probe: @miss probes in a row unanswered mean
@@ -285,7 +365,7 @@ static inline int sqr_hb_verdict(struct sqr_hb *h, u32 miss)
 		h->down_at = h->sent;
 		return 1;
 	}
-	if (h->down && (s32)(h->echoed - h->down_at) > 0) {
+	if (h->down && h->sent - h->echoed < h->sent - h->down_at) {
 		h->down = false;
 		return -1;
 	}

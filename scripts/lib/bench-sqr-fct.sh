@@ -26,7 +26,6 @@ source "$TREE/tools/testing/lib/sqr.sh"
 
 FLOWS=${BENCH_SQR_FLOWS:-2000}
 DIR=${VM_OUT:-/tmp}/bench-sqr-fct
-RPC=$TREE/tools/testing/lib/rpc.py
 FAULT="fault_len 760us fault_detect 30us fault_period 20ms"
 mkdir -p "$DIR"
 
@@ -36,18 +35,7 @@ topo_build 1 >/dev/null
 sqr_backup_link
 s1=$(topo_sender_ns 1)
 ip netns exec "$s1" ethtool -K eth0 tso off gso off >/dev/null
-rx python3 "$RPC" serve --port 5001 --ready "$DIR/serve.ready" &
-TOPO_PIDS+=($!)
-for _ in $(seq 1 100); do
-	[ -e "$DIR/serve.ready" ] && break
-	topo_nap 0.1
-done
-[ -e "$DIR/serve.ready" ] || topo_die "the rpc server did not start"
-
-timeouts()
-{
-	ip netns exec "$s1" nstat -az TcpExtTCPTimeouts | awk '$1 == "TcpExtTCPTimeouts" { print $2 }'
-}
+sqr_rpc_server "$DIR"
 
 : >"$DIR/runs"
 sb="reconf 730us"
@@ -59,11 +47,10 @@ for cfg in "sb-nosqr|hold 0 $sb" "sb-sqr|hold 10ms $sb" \
 	# shellcheck disable=SC2086	# option lists
 	sw tc qdisc replace dev r0 root handle 1: sqr poll 200us ${cfg#*|} &&
 		sw tc qdisc change dev r0 root sqr $FAULT || topo_die "sqr ${cfg#*|}"
-	t0=$(timeouts)
-	ip netns exec "$s1" python3 "$RPC" call --dst 10.200.0.1 --port 5001 --flows "$FLOWS" \
-		--seed 11 --json "$DIR/$name.json" 2>>"$DIR/rpc.log"
+	t0=$(sqr_timeouts)
+	sqr_rpc_call --flows "$FLOWS" --seed 11 --json "$DIR/$name.json" 2>>"$DIR/rpc.log"
 	eval "$(sqr_counters)"
-	echo "$name $(($(timeouts) - t0)) $fault_outages $fault_drops $resent $lost" >>"$DIR/runs"
+	echo "$name $(($(sqr_timeouts) - t0)) $fault_outages $fault_drops $resent $lost" >>"$DIR/runs"
 	sw tc qdisc del dev r0 root
 done
 

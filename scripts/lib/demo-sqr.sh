@@ -20,7 +20,6 @@ source "$TREE/tools/testing/lib/sqr.sh"
 
 DIR=${VM_OUT:-/tmp}/demo-sqr
 COUNT=3000
-RPC=$TREE/tools/testing/lib/rpc.py
 mkdir -p "$DIR"
 
 topo_modules sch_sqr
@@ -31,30 +30,16 @@ s1=$(topo_sender_ns 1)
 ip netns exec "$s1" ethtool -K eth0 tso off gso off >/dev/null
 backup="backup b0 dmac $SQR_BACKUP_MAC failback 5ms poll 200us"
 
-# stream HOLD OUTAGE_CMD: 3000 UDP packets at 2000/s, the outage 0.8 s in;
-# prints one row
+# stream HOLD OUTAGE_CMD: COUNT UDP packets at 2000/s, the outage 0.8 s
+# in; prints one row
 stream()
 {
-	local d=$DIR/udp pid
-
-	mkdir -p "$d"
 	sw tc qdisc replace dev r0 root handle 1: sqr hold "$1" $backup || topo_die "sqr"
-	topo_sink "$d/sink.json" -4 --dev any --expect "$COUNT" --idle 1500 --timeout 60
-	(topo_nap 0.8; eval "$2") &
-	pid=$!
-	topo_blast 1 4 "$d" --count "$COUNT" --rate 2000 --size 200 >/dev/null 2>&1
-	wait "$pid"
-	topo_sink_wait
+	sqr_stream "udp-$1" "$COUNT" 2000 "$2"
 	eval "$(sqr_counters)"
-	printf '%-6s %9s %9s %11s %8s %8s\n' "$1" "$(jget "$d/sink.json" distinct)" \
-		"$((COUNT - $(jget "$d/sink.json" distinct)))" "$(jget "$d/sink.json" reordered)" \
-		"$resent" "$(jget "$d/sink.json" duplicates)"
+	printf '%-6s %9s %9s %11s %8s %8s\n' "$1" "$distinct" "$((COUNT - distinct))" \
+		"$reordered" "$resent" "$dups"
 	sw tc qdisc del dev r0 root
-}
-
-timeouts()
-{
-	ip netns exec "$s1" nstat -az TcpExtTCPTimeouts | awk '$1 == "TcpExtTCPTimeouts" { print $2 }'
 }
 
 echo
@@ -78,12 +63,7 @@ for outage in injected real; do
 	done
 done
 
-rx python3 "$RPC" serve --port 5001 --ready "$DIR/rpc.ready" &
-TOPO_PIDS+=($!)
-for _ in $(seq 1 100); do
-	[ -e "$DIR/rpc.ready" ] && break
-	topo_nap 0.1
-done
+sqr_rpc_server "$DIR"
 echo
 echo "60 short TCP flows (up to 100 KB) across outages of 6 ms every 40 ms,"
 echo "found after 2 ms:"
@@ -92,10 +72,9 @@ for hold in 0 10ms; do
 	sw tc qdisc replace dev r0 root handle 1: sqr hold "$hold" $backup &&
 		sw tc qdisc change dev r0 root sqr fault_len 6ms fault_detect 2ms fault_period 40ms ||
 		topo_die "sqr"
-	t0=$(timeouts)
-	ip netns exec "$s1" python3 "$RPC" call --dst 10.200.0.1 --port 5001 --flows 60 \
-		--seed 3 --json "$DIR/tcp-$hold.json" 2>/dev/null
-	python3 - "$DIR/tcp-$hold.json" "$hold" "$(($(timeouts) - t0))" <<'PY'
+	t0=$(sqr_timeouts)
+	sqr_rpc_call --flows 60 --seed 3 --json "$DIR/tcp-$hold.json" 2>/dev/null
+	python3 - "$DIR/tcp-$hold.json" "$hold" "$(($(sqr_timeouts) - t0))" <<'PY'
 import json, sys
 f = sorted(x["fct_us"] / 1000 for x in json.load(open(sys.argv[1]))["flows"])
 print("%-6s %8d %14s %12.1f %12.1f" % (sys.argv[2], len(f), sys.argv[3],

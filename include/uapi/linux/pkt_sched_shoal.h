@@ -407,6 +407,7 @@ struct tc_sqr_xstats {
 	__u64 hb_sent;		/* heartbeat probes sent */
 	__u64 hb_echoes;	/* ... and answered */
 	__u64 hb_failures;	/* failures the heartbeat found */
+	__u64 hb_xmit_errors;	/* probes the device would not take (no miss) */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

@@ -10,6 +10,9 @@
 #   sqr_stream NAME COUNT RATE [CMD]
 #                       a sequenced UDP stream to the receiver, CMD run
 #                       in the background once it flows
+#   sqr_rpc_server DIR  lib/rpc.py serving on the receiver's port 5001
+#   sqr_rpc_call ARGS   lib/rpc.py calling it from the first sender
+#   sqr_timeouts        the first sender's TCP retransmission timeouts
 
 SQR_BACKUP_MAC=
 
@@ -105,4 +108,33 @@ sqr_stream()
 	distinct=$(jget "$d/sink.json" distinct)
 	dups=$(jget "$d/sink.json" duplicates)
 	reordered=$(jget "$d/sink.json" reordered)
+}
+
+SQR_RPC=$(dirname "${BASH_SOURCE[0]}")/rpc.py
+
+# sqr_rpc_server DIR: the rpc server on the receiver's port 5001, up and
+# listening (its ready file in DIR) when this returns
+sqr_rpc_server()
+{
+	rx python3 "$SQR_RPC" serve --port 5001 --ready "$1/rpc.ready" &
+	TOPO_PIDS+=($!)
+	for _ in $(seq 1 100); do
+		[ -e "$1/rpc.ready" ] && return
+		topo_nap 0.1
+	done
+	topo_die "the rpc server did not start"
+}
+
+# sqr_rpc_call ARGS: short TCP flows from the first sender to that server
+sqr_rpc_call()
+{
+	ip netns exec "$(topo_sender_ns 1)" python3 "$SQR_RPC" call \
+		--dst 10.200.0.1 --port 5001 "$@"
+}
+
+# The first sender's TcpExtTCPTimeouts
+sqr_timeouts()
+{
+	ip netns exec "$(topo_sender_ns 1)" nstat -az TcpExtTCPTimeouts |
+		awk '$1 == "TcpExtTCPTimeouts" { print $2 }'
 }

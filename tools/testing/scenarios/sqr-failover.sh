@@ -38,15 +38,16 @@ topo_build 1 >/dev/null
 sqr_backup_link
 bmac_rx=$SQR_BACKUP_MAC
 
-# injected NAME LEN_US SQR_OPTS: under sqr with SQR_OPTS, one outage of
-# LEN_US, found DETECT_US after its start, injected once the stream flows
+# injected NAME LEN_US SQR_OPTS [DETECT]: under sqr with SQR_OPTS, one
+# outage of LEN_US, found DETECT us (DETECT_US) after its start, injected
+# once the stream flows
 injected()
 {
-	local name=$1 len=$2
+	local name=$1 len=$2 detect=${4:-$DETECT_US}
 
 	sw tc qdisc replace dev r0 root handle 1: sqr $3 || topo_die "sqr $3"
 	sqr_stream "$name" "$COUNT" "$RATE" "sw tc qdisc change dev r0 root sqr fault_len ${len}us \
-		fault_detect ${DETECT_US}us fault_count 1"
+		fault_detect ${detect}us fault_count 1"
 	eval "$(sqr_counters)"
 	echo "# $name: $distinct of $COUNT arrived, $dups duplicates, $reordered out of order;" \
 		"sqr: fault_drops $fault_drops committed $committed resent $resent" \
@@ -79,6 +80,13 @@ done
 injected "lrr-5x-clones" $((5 * DETECT_US)) "$HOLD $backup copy_max 0"
 tap_ok "distinct == COUNT && reordered == 0 && lost == 0 && cloned == cached && cloned > 0" \
 	"5x outage, local reroute, copies as clones: none lost, order kept ($distinct of $COUNT, $reordered out of order, $cloned clones)"
+wire_sqr=$((wire_sqr + fault_drops))
+
+# found 300 ms late: some 600 copies committed, made packets again as they
+# go and released to the backup 256 at a time, in order
+injected "lrr-slow" 320000 "hold 400ms poll 200us $backup" 300000
+tap_ok "distinct == COUNT && reordered == 0 && lost == 0 && dups <= 5 && committed > 2 * 256" \
+	"300 ms to detection: none lost, order kept over $committed committed copies ($distinct of $COUNT, $reordered out of order, $dups duplicates)"
 wire_sqr=$((wire_sqr + fault_drops))
 
 # ShareBackup: the same port, released reconf after detection, when the

@@ -20,7 +20,6 @@ source "$HERE/../lib/topo.sh"
 source "$HERE/../lib/sqr.sh"
 
 FLOWS=${SQR_TCP_FLOWS:-100}
-RPC=$HERE/../lib/rpc.py
 FAULT="fault_len 6ms fault_detect 2ms fault_period 40ms"
 
 topo_modules sch_sqr
@@ -31,19 +30,7 @@ s1=$(topo_sender_ns 1)
 # TSO off: the injector drops what a GSO packet carries as one
 ip netns exec "$s1" ethtool -K eth0 tso off gso off >/dev/null
 
-rx python3 "$RPC" serve --port 5001 --ready "$TOPO_TMP/rpc.ready" &
-TOPO_PIDS+=($!)
-for _ in $(seq 1 100); do
-	[ -e "$TOPO_TMP/rpc.ready" ] && break
-	topo_nap 0.1
-done
-[ -e "$TOPO_TMP/rpc.ready" ] || topo_die "the rpc server did not start"
-
-# timeouts: the sender's TcpExtTCPTimeouts
-timeouts()
-{
-	ip netns exec "$s1" nstat -az TcpExtTCPTimeouts | awk '$1 == "TcpExtTCPTimeouts" { print $2 }'
-}
+sqr_rpc_server "$TOPO_TMP"
 
 # run NAME SQR_OPTS: FLOWS flows under the injected outages; sets rto
 # (timeouts on the sender), flows_ok, p99_us and max_us
@@ -53,11 +40,10 @@ run()
 
 	sw tc qdisc replace dev r0 root handle 1: sqr $2 || topo_die "sqr $2"
 	sw tc qdisc change dev r0 root sqr $FAULT || topo_die "the injector"
-	t0=$(timeouts)
-	ip netns exec "$s1" python3 "$RPC" call --dst 10.200.0.1 --port 5001 \
-		--flows "$FLOWS" --seed 7 --json "$TOPO_TMP/$name.json" 2>"$TOPO_TMP/$name.log" ||
-		topo_log "$name: $(cat "$TOPO_TMP/$name.log")"
-	rto=$(($(timeouts) - t0))
+	t0=$(sqr_timeouts)
+	sqr_rpc_call --flows "$FLOWS" --seed 7 --json "$TOPO_TMP/$name.json" \
+		2>"$TOPO_TMP/$name.log" || topo_log "$name: $(cat "$TOPO_TMP/$name.log")"
+	rto=$(($(sqr_timeouts) - t0))
 	eval "$(sqr_counters)"
 	read -r flows_ok p99_us max_us < <(python3 -c '
 import json, sys

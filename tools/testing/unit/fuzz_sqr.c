@@ -9,7 +9,10 @@
  * detection, no timer in the past), or the fault injector's schedule on a
  * configuration (events in time order, and the blackout exactly between
  * each onset and its end), or the copy buffer on takes and drops (records
- * inside it, never overwritten, freed in order).  A libFuzzer target with
+ * inside it, never overwritten, freed in order), or the heartbeat's
+ * numbers on probes, echoes (old, new, never sent), probes taken back and
+ * verdicts (news only for a newer probe that was sent, down only after
+ * hb_miss unanswered, the onset our own record).  A libFuzzer target with
  * -DSHOAL_LIBFUZZER, otherwise a seeded driver.
  */
 #include <stdint.h>
@@ -209,11 +212,59 @@ static void fuzz_buf(const uint8_t *d, size_t size)
 	free(mem);
 }
 
+/* The heartbeat's numbers, against a model of the send times */
+static void fuzz_hb(const uint8_t *d, size_t size)
+{
+	static struct sqr_hb h;
+	u64 tx[1024] = { 0 }, now = 1000;
+	u32 miss, seq, before;
+	size_t i;
+	int v;
+
+	if (size < 5)
+		return;
+	miss = 1 + d[0] % SQR_MAX_HB_MISS;
+	memset(&h, 0, sizeof(h));
+	/* start anywhere: the numbers wrap */
+	h.sent = h.echoed = h.down_at = (u32)d[1] << 24 | (u32)d[2] << 16 |
+					(u32)d[3] << 8 | d[4];
+	for (i = 5; i < size; i++) {
+		now += 1 + (d[i] & 7);
+		switch (d[i] >> 6) {
+		case 0:
+			seq = sqr_hb_next(&h, now);
+			tx[seq % 1024] = now;
+			if (d[i] & 8)
+				sqr_hb_unsend(&h, seq);
+			break;
+		case 1:
+		case 2:
+			/* an echo of a recent, an old or a future number */
+			seq = h.sent - (d[i] & 0x3f) + (d[i] >> 6 == 2 ? 8 : 0);
+			before = h.echoed;
+			if (sqr_hb_echo(&h, seq) &&
+			    (h.sent - seq >= h.sent - before || h.echoed != seq))
+				abort();	/* news that is none */
+			if (h.sent - h.echoed < 1024 && sqr_hb_onset(&h) &&
+			    sqr_hb_onset(&h) != tx[h.echoed % 1024])
+				abort();	/* an onset not ours */
+			break;
+		default:
+			before = h.sent - h.echoed;
+			v = sqr_hb_verdict(&h, miss);
+			if ((v > 0 && (before < miss || !h.down)) ||
+			    (v < 0 && h.down))
+				abort();
+			break;
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0:
 		fuzz_packet(data + 1, size - 1);
 		break;
@@ -222,6 +273,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 2:
 		fuzz_buf(data + 1, size - 1);
+		break;
+	case 3:
+		fuzz_hb(data + 1, size - 1);
 		break;
 	default:
 		fuzz_fault(data + 1, size - 1);
@@ -249,7 +303,7 @@ int main(int argc, char **argv)
 						 (i & 2 ? 0x40 : 0x60));
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	printf("ok 1 - fuzz_sqr: %lu inputs (parser and match, state machine, injector schedule, copy buffer), invariants held\n",
+	printf("ok 1 - fuzz_sqr: %lu inputs (parser and match, state machine, injector schedule, copy buffer, heartbeat numbers), invariants held\n",
 	       iters);
 	printf("1..1\n");
 	return 0;

@@ -151,10 +151,70 @@ static void test_match(void)
 
 static void test_ring_rules(void)
 {
+	bool ok;
+
 	CHECK(!sqr_expired(1000, 30, 1029) && sqr_expired(1000, 30, 1030),
 	      "hold 30: held at 29 ns, expired at 30");
 	CHECK(!sqr_expired(1000, 30, 999), "a clock before the send never expires it");
 	CHECK(sqr_expired(1000, 0, 1000), "hold 0: expired at once");
+	CHECK(sqr_poll_due(5000, 0, 100, 1000) == 5100,
+	      "idle (no dequeue yet): poll 100 after now");
+	CHECK(sqr_poll_due(5000, 4950, 100, 1000) == 5200,
+	      "busy (a dequeue 50 ago): the watchdog a quarter hold after it");
+	CHECK(sqr_poll_due(5000, 4900, 100, 1000) == 5100,
+	      "the last dequeue a poll ago: idle again, poll 100 after now");
+	CHECK(sqr_poll_due(5000, 4990, 100, 200) == 5090,
+	      "a quarter hold shorter than poll: the watchdog at poll");
+	CHECK(sqr_poll_due(5000, 5010, 100, 1000) == 5100,
+	      "a dequeue stamped after now (another CPU's clock): idle");
+	ok = true;
+	for (u64 seen = 3000; seen <= 5000; seen += 7) {
+		u64 due = sqr_poll_due(5000, seen, 100, 1000);
+
+		/* a failure just after the last dequeue: read in a quarter
+		 * hold; idle: in a poll
+		 */
+		ok &= due > 5000 && (due <= seen + 250 || due <= 5100);
+	}
+	CHECK(ok, "always after now; within a quarter hold of the last dequeue or a poll of now");
+	CHECK(sqr_watch_ns(100, 1000) == 250 && sqr_watch_ns(100, 200) == 100,
+	      "the watch period: a quarter hold, at least a poll");
+	CHECK(!sqr_timer_push(5031, 5000, 100, 1000) &&
+	      sqr_timer_push(5030, 5000, 100, 1000) &&
+	      sqr_timer_push(5001, 5000, 100, 1000),
+	      "hold 1000: pushed out when due in less than 250/8 = 31");
+	CHECK(!sqr_timer_push(5000, 5000, 100, 1000) &&
+	      !sqr_timer_push(4000, 5000, 100, 1000),
+	      "a timer due now or overdue fires, never pushed");
+	CHECK(!sqr_timer_push(5012, 5000, 100, 200) &&
+	      sqr_timer_push(5011, 5000, 100, 200),
+	      "a quarter hold under poll: within 100/8 = 12");
+	ok = true;
+	for (u64 at = 4000; at <= 6000; at += 3) {
+		/* a pushed timer is re-armed at least a watch period out,
+		 * so a busy port pushes it once per 7/8 period at most
+		 */
+		if (sqr_timer_push(at, 5000, 100, 1000))
+			ok &= at > 5000 && sqr_poll_due(5000, 5000, 100, 1000) >=
+			      at + 250 - 250 / 8;
+	}
+	CHECK(ok, "a push moves the timer at least 7/8 of a watch period later");
+	CHECK(sqr_timer_settled(5031, 5000, 250) &&
+	      sqr_timer_settled(5250, 5000, 250) &&
+	      !sqr_timer_settled(5030, 5000, 250) &&
+	      !sqr_timer_settled(5251, 5000, 250) && !sqr_timer_settled(0, 5000, 250),
+	      "settled from 250/8 = 31 to a watch period (250) out; unarmed is not");
+	ok = true;
+	for (u64 at = 4000; at <= 6000; at += 1) {
+		bool settled = sqr_timer_settled(at, 5000, 250);
+
+		/* settled: armed no later than the poll a busy port needs
+		 * (a watch period after this dequeue) and not to be pushed
+		 */
+		ok &= settled == (at <= sqr_poll_due(5000, 5000, 100, 1000) &&
+				  at > 5000 && !sqr_timer_push(at, 5000, 100, 1000));
+	}
+	CHECK(ok, "settled exactly when neither an earlier arm nor a push is due");
 	CHECK(sqr_commit_copy(100, 0, 5), "unknown onset: every copy is resent");
 	CHECK(!sqr_commit_copy(100, 200, 5) && sqr_commit_copy(195, 200, 5) &&
 	      sqr_commit_copy(300, 200, 5),
@@ -518,6 +578,7 @@ static void test_hb(void)
 	struct sqr_hb h = { 0 };
 	u8 p[SQR_HB_LEN];
 	int i, v, late = 0;
+	bool ok;
 
 	sqr_hb_write(p, &m);
 	CHECK(sqr_hb_read(p, SQR_HB_LEN, &r) && r.type == SQR_HB_PROBE &&
@@ -567,6 +628,50 @@ static void test_hb(void)
 	h.sent += 3;
 	CHECK(sqr_hb_echo(&h, 0) && h.echoed == 0 && sqr_hb_verdict(&h, 3) == 0,
 	      "sequence numbers wrap");
+
+	/* the onset comes from our own record of the send */
+	h = (struct sqr_hb){ 0 };
+	CHECK(sqr_hb_onset(&h) == 0, "nothing answered yet: onset unknown");
+	ok = true;
+	for (i = 1; i <= 10; i++)
+		ok &= sqr_hb_next(&h, 1000 * i) == (u32)i;
+	CHECK(ok, "probes numbered from 1");
+	sqr_hb_echo(&h, 7);
+	CHECK_EQ(sqr_hb_onset(&h), 7000, "onset: when the newest answered probe left");
+	for (i = 11; i <= 10 + SQR_HB_SLOTS; i++)
+		sqr_hb_next(&h, 1000 * i);
+	CHECK_EQ(sqr_hb_onset(&h), 0,
+		 "its record overwritten (more probes since than kept): unknown");
+
+	/* a probe the device would not take is no miss */
+	h = (struct sqr_hb){ 0 };
+	sqr_hb_next(&h, 10);
+	sqr_hb_echo(&h, 1);
+	for (i = 0; i < 10; i++) {
+		u32 seq;
+
+		v = sqr_hb_verdict(&h, 2);
+		late |= v;
+		seq = sqr_hb_next(&h, 20 + i);
+		sqr_hb_unsend(&h, seq);
+	}
+	CHECK(!late && !h.down && h.sent == 1,
+	      "ten probes that never left, hb_miss 2: still up, nothing counted");
+	sqr_hb_next(&h, 40);
+	sqr_hb_echo(&h, 2);
+	sqr_hb_unsend(&h, 2);
+	CHECK(h.sent == 2, "an answered probe is never taken back");
+
+	/* down for longer than half the numbers: an echo still counts */
+	h = (struct sqr_hb){ .sent = 5, .echoed = 5 };
+	h.sent += 3;
+	sqr_hb_verdict(&h, 3);
+	h.sent += 0x90000000u;
+	CHECK(!sqr_hb_echo(&h, 5) && !sqr_hb_echo(&h, 4),
+	      "after 2^31 and more probes unanswered: old numbers still old");
+	CHECK(!sqr_hb_echo(&h, h.sent + 1), "a number not yet sent is not news");
+	CHECK(sqr_hb_echo(&h, h.sent) && sqr_hb_verdict(&h, 3) == -1 && !h.down,
+	      "after 2^31 and more probes unanswered: the newest's echo brings it back");
 }
 
 int main(void)
