@@ -67,9 +67,9 @@ tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
 
-build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h
+build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/transport/*.h
 	@mkdir -p build/unit
-	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Itools/testing/unit $(UAPI) -o $@ $< -lm
+	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/testing/unit $(UAPI) -o $@ $< -lm
 
 check: all unit
 	scripts/check $(T)

@@ -4,9 +4,9 @@
  *
  * pFabric-style shortest-remaining-first with aging: for a Shoal DATA
  * packet the rank is the bytes of its message still to come, msg_len -
- * offset, in days of 2^shift bytes, capped at max_day.  It is written to
- * skb->mark; a calq with `rank mark` on the same device queues the packet
- * that many days after the head.  Aging comes free: the head moves on, so
+ * offset, in days of 2^shift bytes, capped at max_day; a control packet
+ * ranks 0.  It is written to skb->mark; a calq with `rank mark` on the
+ * same device queues the packet that many days after the head.  Aging comes free: the head moves on, so
  * a packet of a long message waits at most max_day rotations and cannot
  * starve.  Other packets keep mark 0 (the head day).
  *
@@ -98,6 +98,9 @@ int calq_rank(struct __sk_buff *skb)
 	}
 	left = bpf_ntohl(sh.msg_len) - bpf_ntohl(sh.offset);
 	if (left > bpf_ntohl(sh.msg_len))	/* offset beyond the end */
+		left = 0;
+	/* control packets (credit, resend, ...) go at the head */
+	if ((sh.ver_type & 0x0f) != SHOAL_T_DATA)
 		left = 0;
 	day = left >> (cfg->shift & 31);
 	skb->mark = day < cfg->max_day ? day : cfg->max_day;

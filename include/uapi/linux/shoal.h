@@ -31,8 +31,46 @@
 #define IPPROTO_SIRD		253
 #define IPPROTO_PL2		254
 
+/*
+ * Packet types (low nibble of byte 0), and what each carries.  Every
+ * packet names its message by the sender's address, sport and msg_id
+ * (and SHOAL_F_RESPONSE: a response has its request's id); msg_len is
+ * the whole message's length in every type.  Control packets (all but
+ * DATA) carry no payload: their payload_len is 0.
+ *
+ *  DATA	payload bytes offset .. offset + payload_len of the message;
+ *		word: the bytes the sender sends without credit (SIRD's
+ *		unscheduled prefix), the same in every packet of a message.
+ *  CREDIT_REQ	SIRD: the sender asks for credit for the rest of a message
+ *		longer than its unscheduled prefix; offset: where the
+ *		scheduled bytes start.
+ *  CREDIT	SIRD: the receiver lets the sender send up to offset; word:
+ *		the bytes this grant adds (at most offset).
+ *  RESEND	send bytes offset .. offset + word again (word > 0), at once:
+ *		they were trimmed, or are overdue.
+ *  BUSY	the receiver has the message but schedules others now: the
+ *		sender must not time it out.
+ *  UNKNOWN	the peer has no state for this message (restarted, or it
+ *		finished and forgot it): the sender restarts or gives up.
+ *  ACK		the whole message arrived; the sender may free it.
+ *  ABORT	the sender gave up the message; word: why (an errno value).
+ *  RSV		PL2: a reservation for a burst of word packets of the
+ *		message, starting at offset.
+ *  GRT		PL2: the switch's grant, the RSV returned with
+ *		SHOAL_F_BOUNCED; word: the input port's reservation slot
+ *		(high 16 bits) and the output port's (low 16 bits).
+ */
 enum shoal_type {
 	SHOAL_T_DATA = 1,
+	SHOAL_T_CREDIT_REQ = 2,
+	SHOAL_T_CREDIT = 3,
+	SHOAL_T_RESEND = 4,
+	SHOAL_T_BUSY = 5,
+	SHOAL_T_UNKNOWN = 6,
+	SHOAL_T_ACK = 7,
+	SHOAL_T_ABORT = 8,
+	SHOAL_T_RSV = 9,
+	SHOAL_T_GRT = 10,
 	__SHOAL_T_MAX = 16
 };
 
@@ -40,6 +78,10 @@ enum shoal_type {
 #define SHOAL_F_TRIMMED		0x80	/* a switch cut this packet's payload */
 #define SHOAL_F_BOUNCED		0x40	/* a switch returned this packet to its sender */
 #define SHOAL_F_DEADLINE	0x20	/* a 64-bit deadline follows the header */
+#define SHOAL_F_CSN		0x10	/* SIRD: the sender is congested */
+#define SHOAL_F_REQUEST		0x08	/* the message is a request: a response follows */
+#define SHOAL_F_RESPONSE	0x04	/* the message answers request msg_id */
+#define SHOAL_F_SCHED		0x02	/* DATA sent against credit */
 #define SHOAL_F_RETX		0x01	/* retransmission */
 
 #define SHOAL_FLAGS_OFFSET	1	/* offset of the flags byte in the header */

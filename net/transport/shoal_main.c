@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: the Shoal transport (Documentation/shoal.md).  This file
+ * loads the module and gives every network namespace its own instance:
+ * the UDP socket (shoal_udp.c), the sysctls (shoal_sysctl.c) and the
+ * statistics (shoal_proc.c).
+ *
+ * Locking: namespace init and exit run in process context, serialised by
+ * the pernet machinery; see shoal_impl.h for the rest.
+ */
+#include <linux/module.h>
+
+#include "shoal_impl.h"
+
+static int udp_port = SHOAL_UDP_PORT;
+module_param(udp_port, int, 0444);
+MODULE_PARM_DESC(udp_port,
+		 "UDP port a new namespace starts with (net.shoal.udp_port)");
+
+unsigned int shoal_net_id __read_mostly;
+
+static int __net_init shoal_net_init(struct net *net)
+{
+	struct shoal_net *sn = shoal_net(net);
+	int err;
+
+	sn->net = net;
+	mutex_init(&sn->lock);
+	sn->max_msg_len = SHOAL_MSG_DEFAULT;
+	sn->stats = alloc_percpu(struct shoal_stats);
+	if (!sn->stats)
+		return -ENOMEM;
+	mutex_lock(&sn->lock);
+	err = shoal_udp_open(sn, udp_port);
+	mutex_unlock(&sn->lock);
+	if (err) {
+		pr_warn("shoal: cannot listen on UDP port %d: %d\n", udp_port,
+			err);
+		goto free_stats;
+	}
+	err = shoal_proc_init(sn);
+	if (err)
+		goto close;
+	err = shoal_sysctl_init(sn);
+	if (err)
+		goto proc;
+	return 0;
+
+proc:
+	shoal_proc_exit(sn);
+close:
+	mutex_lock(&sn->lock);
+	shoal_udp_close(sn);
+	mutex_unlock(&sn->lock);
+free_stats:
+	free_percpu(sn->stats);
+	return err;
+}
+
+/* The sysctls go first: a write of udp_port in flight is waited for and
+ * cannot open a socket after the close
+ */
+static void __net_exit shoal_net_exit(struct net *net)
+{
+	struct shoal_net *sn = shoal_net(net);
+
+	shoal_sysctl_exit(sn);
+	shoal_proc_exit(sn);
+	mutex_lock(&sn->lock);
+	shoal_udp_close(sn);
+	mutex_unlock(&sn->lock);
+	free_percpu(sn->stats);
+}
+
+static struct pernet_operations shoal_net_ops = {
+	.init = shoal_net_init,
+	.exit = shoal_net_exit,
+	.id = &shoal_net_id,
+	.size = sizeof(struct shoal_net),
+};
+
+static int __init shoal_init(void)
+{
+	if (udp_port < 1 || udp_port > 65535) {
+		pr_err("shoal: udp_port %d is not a port\n", udp_port);
+		return -EINVAL;
+	}
+	return register_pernet_subsys(&shoal_net_ops);
+}
+
+static void __exit shoal_exit(void)
+{
+	unregister_pernet_subsys(&shoal_net_ops);
+}
+
+module_init(shoal_init);
+module_exit(shoal_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Shoal: reliable message sockets over UDP");

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: /proc/net/shoal/stats, one "name value" line per counter of
+ * the namespace: the totals, packets by type, packets dropped by reason.
+ *
+ * Locking: none; per-CPU counters are summed without a lock, each value
+ * read whole (64-bit machines only: see Kbuild).
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+
+#include "shoal_impl.h"
+
+static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
+	[SHOAL_STAT_RX_PACKETS] = "rx_packets",
+	[SHOAL_STAT_RX_BYTES] = "rx_bytes",
+	[SHOAL_STAT_RX_TRIMMED] = "rx_trimmed",
+	[SHOAL_STAT_RX_CE] = "rx_ce",
+	[SHOAL_STAT_RX_DROP_NOMEM] = "rx_drop_nomem",
+	[SHOAL_STAT_RX_DROP_NO_SOCKET] = "rx_drop_no_socket",
+};
+
+static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(u64 *)((u8 *)per_cpu_ptr(sn->stats, cpu) + off);
+	return sum;
+}
+
+static int shoal_stats_show(struct seq_file *seq, void *v)
+{
+	struct shoal_net *sn = shoal_net(seq_file_single_net(seq));
+	int i;
+
+	for (i = 0; i < SHOAL_STAT_NR; i++)
+		seq_printf(seq, "%s %llu\n", shoal_stat_names[i],
+			   shoal_stat_sum(sn, offsetof(struct shoal_stats,
+						       c[i])));
+	for (i = 0; i < SHOAL_WIRE_TYPES; i++) {
+		if (!shoal_wire_type_name(i))
+			continue;
+		seq_printf(seq, "rx_%s %llu\n", shoal_wire_type_name(i),
+			   shoal_stat_sum(sn, offsetof(struct shoal_stats,
+						       rx_type[i])));
+	}
+	for (i = 1; i < SHOAL_WIRE_NR_REASONS; i++)
+		seq_printf(seq, "rx_drop_%s %llu\n", shoal_wire_reason_name(i),
+			   shoal_stat_sum(sn, offsetof(struct shoal_stats,
+						       rx_bad[i])));
+	return 0;
+}
+
+int shoal_proc_init(struct shoal_net *sn)
+{
+	struct proc_dir_entry *dir;
+
+	dir = proc_net_mkdir(sn->net, "shoal", sn->net->proc_net);
+	if (!dir)
+		return -ENOMEM;
+	if (!proc_create_net_single("stats", 0444, dir, shoal_stats_show,
+				    NULL)) {
+		remove_proc_subtree("shoal", sn->net->proc_net);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void shoal_proc_exit(struct shoal_net *sn)
+{
+	remove_proc_subtree("shoal", sn->net->proc_net);
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: net.shoal.* sysctls, one table per network namespace whose
+ * entries point into that namespace's struct shoal_net.
+ *
+ * Locking: a write of udp_port moves the namespace's socket under
+ * sn->lock; the other values are read with READ_ONCE() where they are
+ * used.
+ */
+#include <linux/slab.h>
+#include <linux/sysctl.h>
+
+#include "shoal_impl.h"
+
+static int shoal_port_min = 1;
+static int shoal_port_max = 65535;
+static u32 shoal_msg_min = SHOAL_MSG_MIN_MAX;
+static u32 shoal_msg_max = SHOAL_MSG_LIMIT;
+
+/* A new port opens a new socket first: a port in use is refused and the
+ * old one stays.
+ */
+static int shoal_sysctl_udp_port(struct ctl_table *table, int write,
+				 void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct shoal_net *sn = table->extra2;
+	struct ctl_table tmp = *table;
+	int port, err;
+
+	mutex_lock(&sn->lock);
+	port = sn->udp_port;
+	tmp.data = &port;
+	tmp.extra1 = &shoal_port_min;
+	tmp.extra2 = &shoal_port_max;
+	err = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!err && write && port != sn->udp_port)
+		err = shoal_udp_open(sn, port);
+	mutex_unlock(&sn->lock);
+	return err;
+}
+
+static const struct ctl_table shoal_sysctl_template[] = {
+	{
+		.procname	= "udp_port",
+		.maxlen		= sizeof(int),
+		.mode		= 0644,
+		.proc_handler	= shoal_sysctl_udp_port,
+	},
+	{
+		.procname	= "max_msg_len",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_msg_min,
+		.extra2		= &shoal_msg_max,
+	},
+	{ }
+};
+
+int shoal_sysctl_init(struct shoal_net *sn)
+{
+	struct ctl_table *t;
+
+	t = kmemdup(shoal_sysctl_template, sizeof(shoal_sysctl_template),
+		    GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t[0].extra2 = sn;
+	t[1].data = &sn->max_msg_len;
+	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
+	if (!sn->sysctl) {
+		kfree(t);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void shoal_sysctl_exit(struct shoal_net *sn)
+{
+	struct ctl_table *t = sn->sysctl->ctl_table_arg;
+
+	unregister_net_sysctl_table(sn->sysctl);
+	kfree(t);
+}

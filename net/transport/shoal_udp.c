@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: the UDP socket of a namespace.  Every Shoal packet travels as
+ * UDP to one well-known port (net.shoal.udp_port); a kernel UDP tunnel
+ * socket on that port hands each datagram to shoal_udp_rcv() with its
+ * checksum verified.  One socket takes both families: AF_INET6 without
+ * v6only, or AF_INET where IPv6 is off.
+ *
+ * Locking: see shoal_impl.h.  shoal_udp_rcv() runs in softirq context
+ * under RCU.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
+#include <net/udp_tunnel.h>
+
+#include "shoal_impl.h"
+
+static bool shoal_rx_ce(const struct sk_buff *skb)
+{
+	u8 dsfield;
+
+	if (ip_hdr(skb)->version == 4)
+		dsfield = ipv4_get_dsfield(ip_hdr(skb));
+	else
+		dsfield = ipv6_get_dsfield(ipv6_hdr(skb));
+	return INET_ECN_is_ce(dsfield);
+}
+
+/* One datagram, skb->data at its UDP header.  Returns 0: consumed. */
+static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct shoal_net *sn = rcu_dereference_sk_user_data(sk);
+	struct shoal_wire_pkt pkt;
+	u32 len, head;
+	int err;
+
+	if (!sn)
+		goto free;
+	len = skb->len - sizeof(struct udphdr);
+	shoal_stat_inc(sn, SHOAL_STAT_RX_PACKETS);
+	shoal_stat_add(sn, SHOAL_STAT_RX_BYTES, len);
+	/* the header in the linear part; the payload may stay in frags */
+	head = min_t(u32, len, SHOAL_HDR_MAX);
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + head)) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NOMEM);
+		goto free;
+	}
+	err = shoal_wire_parse(skb->data + sizeof(struct udphdr), head, len,
+			       READ_ONCE(sn->max_msg_len), &pkt);
+	if (err) {
+		this_cpu_inc(sn->stats->rx_bad[-err]);
+		goto free;
+	}
+	this_cpu_inc(sn->stats->rx_type[pkt.type]);
+	if (pkt.trimmed)
+		shoal_stat_inc(sn, SHOAL_STAT_RX_TRIMMED);
+	if (shoal_rx_ce(skb))
+		shoal_stat_inc(sn, SHOAL_STAT_RX_CE);
+	/* no endpoint takes packets yet: counted, dropped */
+	shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
+free:
+	kfree_skb(skb);
+	return 0;
+}
+
+static int shoal_udp_create(struct net *net, int port, struct socket **sockp)
+{
+	struct udp_port_cfg cfg = {
+		.local_udp_port = htons(port),
+	};
+	int err = -EAFNOSUPPORT;
+
+	if (IS_ENABLED(CONFIG_IPV6)) {
+		cfg.family = AF_INET6;
+		cfg.ipv6_v6only = 0;
+		cfg.use_udp6_rx_checksums = 1;
+		cfg.use_udp6_tx_checksums = 1;
+		err = udp_sock_create(net, &cfg, sockp);
+	}
+	if (err == -EAFNOSUPPORT) {	/* booted with ipv6.disable=1 */
+		cfg.family = AF_INET;
+		cfg.use_udp_checksums = 1;
+		err = udp_sock_create(net, &cfg, sockp);
+	}
+	return err;
+}
+
+/* Listen on @port instead of the current port; on failure the old
+ * socket stays.  Under sn->lock.
+ */
+int shoal_udp_open(struct shoal_net *sn, int port)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = sn,
+		.encap_type = 1,
+		.encap_rcv = shoal_udp_rcv,
+	};
+	struct socket *sock, *old;
+	int err;
+
+	lockdep_assert_held(&sn->lock);
+	err = shoal_udp_create(sn->net, port, &sock);
+	if (err)
+		return err;
+	setup_udp_tunnel_sock(sn->net, sock, &tcfg);
+	old = sn->sock;
+	sn->sock = sock;
+	sn->udp_port = port;
+	if (old)
+		udp_tunnel_sock_release(old);
+	return 0;
+}
+
+/* No more packets: when this returns, no shoal_udp_rcv() runs for @sn */
+void shoal_udp_close(struct shoal_net *sn)
+{
+	lockdep_assert_held(&sn->lock);
+	if (sn->sock)
+		udp_tunnel_sock_release(sn->sock);
+	sn->sock = NULL;
+}

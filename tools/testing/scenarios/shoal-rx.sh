@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# shoal-rx: what shoal.ko does with the packets that reach its UDP port.
+# Two namespaces joined by a veth pair; from one, packets go to the
+# other's Shoal port (IPv4 and IPv6): well-formed ones of every type, and
+# one for each reason the parser has to drop a packet, then a flood of
+# random bytes.  /proc/net/shoal/stats must account for every one: each
+# arrival counted once, by type or by the reason it was dropped.  Packets
+# the UDP layer refuses first (a bad checksum, a length past the end),
+# sent from a raw socket, are counted there and never reach us.  Then
+# net.shoal.udp_port moves the socket (a port in use is refused, the old
+# one kept), a namespace goes away with the module loaded, and the module
+# unloads.
+# shellcheck source-path=SCRIPTDIR
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+# shellcheck source=../lib/shoal.sh
+source "$HERE/../lib/shoal.sh"
+
+shoal_module
+topo_init shrx
+# the module goes too: other tests want UDP port 4797 in new namespaces
+trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
+A=$TOPO_PREFIX-a
+B=$TOPO_PREFIX-b
+ip netns add "$A" && ip netns add "$B" || topo_die "namespaces"
+ip link add va netns "$A" type veth peer name vb netns "$B" || topo_die "veth"
+ip -n "$A" addr add 10.77.0.1/24 dev va && ip -n "$B" addr add 10.77.0.2/24 dev vb &&
+	ip -n "$A" addr add fd77::1/64 dev va nodad &&
+	ip -n "$B" addr add fd77::2/64 dev vb nodad &&
+	ip -n "$A" link set va up && ip -n "$B" link set vb up &&
+	ip -n "$A" link set lo up && ip -n "$B" link set lo up || topo_die "addresses"
+
+tap_ok "$(ip netns exec "$B" sysctl -n net.shoal.udp_port) == 4797" \
+	"a new namespace listens on the default port 4797"
+
+# 1. every case of the packet generator, one at a time: the counters that
+#    move are exactly the ones the case names
+ip netns exec "$B" cat /proc/net/shoal/stats >/dev/null || topo_die "no /proc/net/shoal/stats"
+cases=$(shoal_craft list) || topo_die "the packet generator"
+for c in $cases; do
+	before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+	ip netns exec "$A" "$SHOAL_CRAFT" send "$c" 10.77.0.2 4797 ||
+		topo_die "cannot send case $c"
+	topo_nap 0.2
+	after=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+	want=$(shoal_craft expect "$c")
+	got=$(shoal_stats_delta "$before" "$after")
+	tap_ok "$([ "$got" = "$want" ] && echo 1 || echo 0)" \
+		"case $c: counted as '$want' (got '$got')"
+done
+
+# 2. the same over IPv6
+before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+ip netns exec "$A" "$SHOAL_CRAFT" send data fd77::2 4797 || topo_die "IPv6 send"
+topo_nap 0.2
+got=$(shoal_stats_delta "$before" "$(ip netns exec "$B" cat /proc/net/shoal/stats)")
+want=$(shoal_craft expect data)
+tap_ok "$([ "$got" = "$want" ] && echo 1 || echo 0)" \
+	"IPv6: a DATA packet counted as '$want' (got '$got')"
+
+# 3. a flood of random bytes and random headers: every packet UDP hands
+#    over (a veth backlog may drop some before) counted once
+udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
+before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+ip netns exec "$A" "$SHOAL_CRAFT" flood 3000 10.77.0.2 4797 || topo_die "flood"
+topo_nap 0.5
+after=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+udp_after=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
+eval "$(shoal_stats_vars "$before" "$after")"
+# shellcheck disable=SC2154	# from shoal_stats_vars
+tap_ok "rx_packets == udp_after - udp_before && rx_packets >= 2700" \
+	"flood: $rx_packets of 3000 arrived, as many as UDP delivered ($((udp_after - udp_before)))"
+# shellcheck disable=SC2154
+tap_ok "by_type + by_reason == rx_packets && by_reason > 0 && by_type > 0" \
+	"flood: each counted once, by type ($by_type) or drop reason ($by_reason)"
+
+# 4. what UDP refuses never reaches us, and UDP counts it
+udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InErrors)
+before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+ip netns exec "$A" "$SHOAL_CRAFT" raw 10.77.0.1 10.77.0.2 4797 || topo_die "raw send"
+topo_nap 0.3
+after=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+udp_after=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InErrors)
+eval "$(shoal_stats_vars "$before" "$after")"
+tap_ok "rx_packets == 0 && udp_after - udp_before == 2" \
+	"raw: a bad checksum and a UDP length past the end dropped by UDP ($((udp_after - udp_before))), none by us ($rx_packets)"
+
+# 5. the port moves; a port in use is refused and the old one stays
+ip netns exec "$B" sysctl -qw net.shoal.udp_port=5000 || topo_die "udp_port 5000"
+before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+ip netns exec "$A" "$SHOAL_CRAFT" send data 10.77.0.2 4797
+ip netns exec "$A" "$SHOAL_CRAFT" send data 10.77.0.2 5000
+topo_nap 0.2
+eval "$(shoal_stats_vars "$before" "$(ip netns exec "$B" cat /proc/net/shoal/stats)")"
+tap_ok "rx_packets == 1" "udp_port 5000: only the packet to 5000 arrives ($rx_packets)"
+ip netns exec "$B" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.bind(("::", 5001))
+sys.stdout.write("bound\n"); sys.stdout.flush()
+time.sleep(5)' >"$TOPO_TMP/holder" &
+holder=$!
+for _ in $(seq 50); do
+	grep -q bound "$TOPO_TMP/holder" 2>/dev/null && break
+	topo_nap 0.1
+done
+if ip netns exec "$B" sysctl -qw net.shoal.udp_port=5001 2>"$TOPO_TMP/err"; then
+	refused=0
+else
+	refused=1
+fi
+tap_ok "$refused && $(ip netns exec "$B" sysctl -n net.shoal.udp_port) == 5000" \
+	"udp_port 5001 in use: refused ($(tr -d '\n' <"$TOPO_TMP/err")), 5000 kept"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+for bad in 0 65536 -1; do
+	ip netns exec "$B" sysctl -qw "net.shoal.udp_port=$bad" 2>/dev/null
+	tap_ok "$? != 0 && $(ip netns exec "$B" sysctl -n net.shoal.udp_port) == 5000" \
+		"udp_port $bad refused, 5000 kept"
+done
+
+# 6. a namespace deleted under traffic, then the module unloads
+ip netns exec "$A" "$SHOAL_CRAFT" flood 20000 10.77.0.2 5000 &
+flood=$!
+topo_nap 0.3
+ip netns del "$B"
+wait "$flood" 2>/dev/null
+ip netns del "$A"
+topo_nap 0.5
+rmmod shoal
+tap_ok "$? == 0" "the module unloads once its namespaces are gone"
+tap_done
