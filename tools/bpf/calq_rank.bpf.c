@@ -6,9 +6,10 @@
  * packet the rank is the bytes of its message still to come, msg_len -
  * offset, in days of 2^shift bytes, capped at max_day; a control packet
  * ranks 0.  It is written to skb->mark; a calq with `rank mark` on the
- * same device queues the packet that many days after the head.  Aging comes free: the head moves on, so
- * a packet of a long message waits at most max_day rotations and cannot
- * starve.  Other packets keep mark 0 (the head day).
+ * same device queues the packet that many days after the head.  Aging
+ * comes free: the head moves on, so a packet of a long message waits at
+ * most max_day rotations and cannot starve.  Other packets keep mark 0
+ * (the head day).
  *
  * The egress hook runs in __dev_queue_xmit before the qdisc, in the netns
  * of the device, so the mark is not scrubbed on the way.  Loaded and
