@@ -35,3 +35,9 @@ shoal_stats_vars()
 {
 	"$SHOAL_CRAFT" vars "$1" "$2"
 }
+
+# shoal_rx_packets NS: rx_packets of namespace NS
+shoal_rx_packets()
+{
+	ip netns exec "$1" awk '$1 == "rx_packets" { print $2 }' /proc/net/shoal/stats
+}

@@ -114,21 +114,25 @@ def send(payloads, addr, port, tos=0):
 
 
 def flood(n, addr, port):
-    """n packets: random bytes, or a case's packet with bits flipped"""
+    """n packets, sent as they are made: random bytes, or a case's packet
+    with bits flipped.  Stops quietly when the way goes (the receiver's
+    namespace deleted under it)."""
     rnd = random.Random(7)
     cases = list(CASES.values())
-    out = []
+    s = socket.socket(family(addr), socket.SOCK_DGRAM)
     for i in range(n):
         if i % 2:
             p = bytearray(rnd.choice(cases)[0])
             for _ in range(rnd.randrange(3)):
                 if p:
                     p[rnd.randrange(min(len(p), 40))] ^= 1 << rnd.randrange(8)
-            out.append(bytes(p))
         else:
-            out.append(bytes(rnd.randrange(256)
-                             for _ in range(rnd.randrange(100))))
-    send(out, addr, port)
+            p = rnd.randbytes(rnd.randrange(100))
+        try:
+            s.sendto(bytes(p), (addr, port))
+        except OSError:
+            break
+    s.close()
 
 
 def csum(b):

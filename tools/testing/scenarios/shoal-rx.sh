@@ -125,9 +125,14 @@ for bad in 0 65536 -1; do
 done
 
 # 6. a namespace deleted under traffic, then the module unloads
-ip netns exec "$A" "$SHOAL_CRAFT" flood 20000 10.77.0.2 5000 &
+ip netns exec "$A" "$SHOAL_CRAFT" flood 100000 10.77.0.2 5000 &
 flood=$!
-topo_nap 0.3
+base=$(shoal_rx_packets "$B")
+for _ in $(seq 50); do
+	[ "$(shoal_rx_packets "$B")" -gt $((base + 100)) ] && break
+	topo_nap 0.1
+done
+tap_ok "$(shoal_rx_packets "$B") > base + 100" "packets arriving when the namespace goes"
 ip netns del "$B"
 wait "$flood" 2>/dev/null
 ip netns del "$A"
