@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SIRD's arithmetic (Documentation/shoal.md, ../shared/specs/sird.md):
+ * which bytes go unscheduled, the receiver's credit buckets and their two
+ * DCTCP-style loops, which message gets the next credit, how fast credit
+ * goes out, and the sender's congestion bit and choice of receiver.
+ * Plain C with no kernel calls and no allocation; the endpoint keeps the
+ * state in its peers and messages and serialises calls on each (its
+ * locks).  Unit-tested and fuzzed in userspace.
+ *
+ * Decisions where the paper is silent (SIRD, NSDI'25, sections 3-4):
+ * - The AIMD loops run on every DATA packet, unscheduled ones too (its
+ *   Algorithm 1 samples every packet).  Additive increase: one MSS per
+ *   bucket's worth of unmarked bytes (about one MSS per RTT).  The
+ *   multiplicative decrease and the alpha update come once per window,
+ *   which ends after an RTT or a bucket's worth of bytes, whichever is
+ *   later: DCTCP's once-per-RTT, measured in what arrived.
+ * - alpha is fixed point (SIRD_ONE = 1.0); gain g = 2^-g_shift, g_shift
+ *   0..16.
+ * - Buckets stay within [min_bkt, BDP]: the floor keeps feedback flowing
+ *   to a sender that was cut back.
+ * - Credit is granted a packet's worth (at most one MSS) at a time, to the
+ *   message with the fewest bytes still to arrive (SRPT) among those whose
+ *   sender's bucket and the global B both have room; ties go to the
+ *   earlier candidate.
+ * - Credit is paced at the downlink rate counting each packet's headers,
+ *   so that the data it lets in fits the link.
+ * - The sender splits its turns between fair share (round robin over
+ *   receivers) and SRPT by a running sum of fair_permille: exactly that
+ *   share over any 1000 turns, no randomness to test around.
+ */
+#ifndef _SIRD_CORE_H
+#define _SIRD_CORE_H
+
+#include "../sched/core_types.h"
+
+#define SIRD_ONE	65536U		/* alpha 1.0 */
+
+struct sird_cfg {
+	u32 mss;		/* payload bytes of a full DATA packet */
+	u32 bdp;		/* bytes: per-sender bucket ceiling */
+	u32 b;			/* global credit bucket B, bytes */
+	u32 unsch_thresh;	/* UnschT: longer messages are all scheduled */
+	u32 sthr;		/* sender congestion threshold; 0: loop off */
+	u32 min_bkt;		/* bucket floor, at least mss */
+	u32 g_shift;		/* DCTCP gain 2^-g_shift, 0..16 */
+	u64 rtt_ns;		/* the loops' window */
+	u64 rate_bps;		/* credit pacing; 0: not paced */
+	u32 overhead;		/* header bytes per packet on the wire */
+	u32 fair_permille;	/* sender turns given to fair share */
+};
+
+/* One AIMD loop: a bucket size and DCTCP's alpha */
+struct sird_loop {
+	u32 bkt;
+	u32 alpha;		/* of SIRD_ONE */
+};
+
+/* What a receiver keeps per sender host */
+struct sird_rx_peer {
+	struct sird_loop snd;		/* from the csn bit */
+	struct sird_loop net;		/* from ECN CE marks */
+	u32 sb;				/* credit outstanding to it */
+	u64 win_start;			/* the window's first packet */
+	u64 win_bytes;			/* bytes in the window */
+	u64 win_csn;			/* of which with csn */
+	u64 win_ce;			/* of which CE-marked */
+};
+
+/* A message that may get credit */
+struct sird_cand {
+	u32 left;		/* bytes still to arrive (SRPT's key) */
+	u32 rem;		/* bytes wanted but not yet granted */
+	u32 sb;			/* its sender's outstanding credit */
+	u32 bkt;		/* its sender's bucket */
+};
+
+/* The unscheduled prefix of a message of @len bytes */
+static inline u32 sird_unsched(const struct sird_cfg *c, u32 len)
+{
+	if (len > c->unsch_thresh)
+		return 0;
+	return len < c->bdp ? len : c->bdp;
+}
+
+static inline u32 sird_min(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static inline void sird_rx_peer_init(const struct sird_cfg *c,
+				     struct sird_rx_peer *p, u64 now)
+{
+	*p = (struct sird_rx_peer){
+		.snd = { .bkt = c->bdp },
+		.net = { .bkt = c->bdp },
+		.win_start = now,
+	};
+}
+
+/* The sender's bucket: the smaller loop's */
+static inline u32 sird_bucket(const struct sird_rx_peer *p)
+{
+	return sird_min(p->snd.bkt, p->net.bkt);
+}
+
+static inline u32 sird_clamp(const struct sird_cfg *c, u64 bkt)
+{
+	u32 floor = c->min_bkt > c->bdp ? c->bdp : c->min_bkt;
+
+	if (bkt < floor)
+		return floor;
+	return bkt > c->bdp ? c->bdp : (u32)bkt;
+}
+
+/* Additive increase for @len unmarked bytes: an MSS per bucket's worth */
+static inline void sird_loop_grow(const struct sird_cfg *c,
+				  struct sird_loop *l, u32 len)
+{
+	u64 step = core_div64((u64)c->mss * len, l->bkt ? l->bkt : 1);
+
+	l->bkt = sird_clamp(c, (u64)l->bkt + (step ? step : 1));
+}
+
+/* End of a window with @marked of @bytes marked: alpha moves toward the
+ * fraction by g; a marked window cuts the bucket by alpha / 2
+ */
+static inline void sird_loop_window(const struct sird_cfg *c,
+				    struct sird_loop *l, u64 marked, u64 bytes)
+{
+	u32 frac = bytes ? (u32)core_div64(marked * SIRD_ONE, bytes) : 0;
+	u32 shift = c->g_shift > 16 ? 16 : c->g_shift;
+
+	if (frac >= l->alpha)
+		l->alpha += (frac - l->alpha) >> shift;
+	else
+		l->alpha -= (l->alpha - frac) >> shift;
+	if (marked)
+		l->bkt = sird_clamp(c, l->bkt -
+				       core_div64((u64)l->bkt * l->alpha,
+						  2 * SIRD_ONE));
+}
+
+/* A DATA packet of @len bytes from this sender arrived at @now, with the
+ * csn bit or not, CE-marked or not
+ */
+static inline void sird_rx_sample(const struct sird_cfg *c,
+				  struct sird_rx_peer *p, u32 len, bool csn,
+				  bool ce, u64 now)
+{
+	if (!csn || !c->sthr)
+		sird_loop_grow(c, &p->snd, len);
+	if (!ce)
+		sird_loop_grow(c, &p->net, len);
+	p->win_bytes += len;
+	if (csn && c->sthr)
+		p->win_csn += len;
+	if (ce)
+		p->win_ce += len;
+	if (now - p->win_start < c->rtt_ns || p->win_bytes < sird_bucket(p))
+		return;
+	sird_loop_window(c, &p->snd, p->win_csn, p->win_bytes);
+	sird_loop_window(c, &p->net, p->win_ce, p->win_bytes);
+	p->win_start = now;
+	p->win_bytes = 0;
+	p->win_csn = 0;
+	p->win_ce = 0;
+}
+
+/* The credit the next grant to @m would give: a packet's worth */
+static inline u32 sird_grant_size(const struct sird_cfg *c,
+				  const struct sird_cand *m)
+{
+	return sird_min(m->rem, c->mss);
+}
+
+/* Whether @m may get credit now, with @b outstanding in all */
+static inline bool sird_can_grant(const struct sird_cfg *c, u32 b,
+				  const struct sird_cand *m)
+{
+	u64 n = sird_grant_size(c, m);
+
+	return n && (u64)m->sb + n <= m->bkt && (u64)b + n <= c->b;
+}
+
+/* The candidate to credit next (SRPT among those with room), -1: none */
+static inline int sird_pick(const struct sird_cfg *c, u32 b,
+			    const struct sird_cand *cands, u32 n)
+{
+	int best = -1;
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (sird_can_grant(c, b, &cands[i]) &&
+		    (best < 0 || cands[i].left < cands[best].left))
+			best = (int)i;
+	return best;
+}
+
+/* Credit of @n bytes granted to sender @p (the caller checked room) */
+static inline void sird_granted(u32 *b, struct sird_rx_peer *p, u32 n)
+{
+	*b += n;
+	p->sb += n;
+}
+
+/* Credit of @n bytes used up (its DATA arrived) or reclaimed (lost, or
+ * the message gone).  At most what the sender has out, whatever a
+ * duplicate claims, so that @b stays the sum of the senders' credit.
+ */
+static inline void sird_returned(u32 *b, struct sird_rx_peer *p, u32 n)
+{
+	n = sird_min(n, p->sb);
+	p->sb -= n;
+	*b -= sird_min(*b, n);
+}
+
+/* Nanoseconds the downlink needs for the packet @n bytes of credit let
+ * in: the pacer's spacing between grants; 0 when not paced.  A grant is
+ * a packet: past 16 MB it counts as 16 MB (no overflow).
+ */
+static inline u64 sird_pace_ns(const struct sird_cfg *c, u32 n)
+{
+	u64 bytes = (u64)n + c->overhead;
+	u64 bits;
+
+	if (bytes > (1U << 24))
+		bytes = 1U << 24;
+	bits = bytes * 8 * 1000000000ULL;
+
+	if (!c->rate_bps)
+		return 0;
+	return core_div64(bits + c->rate_bps - 1, c->rate_bps);
+}
+
+/* ---- the sender ---- */
+
+/* The csn bit for a sender holding @credit unused bytes from all its
+ * receivers
+ */
+static inline bool sird_csn(const struct sird_cfg *c, u64 credit)
+{
+	return c->sthr && credit >= c->sthr;
+}
+
+/* A receiver the sender may send scheduled bytes to */
+struct sird_tx_cand {
+	u32 credit;		/* unused credit from it */
+	u32 left;		/* bytes of its shortest message still to send */
+};
+
+struct sird_tx_turns {
+	u32 acc;		/* fair_permille summed, mod 1000 */
+	u32 last;		/* the receiver fair share served last */
+};
+
+/* Which receiver's packet goes next, -1: none has credit and bytes.
+ * Fair turns go round the receivers after @t->last; the others to the
+ * shortest message.
+ */
+static inline int sird_tx_pick(const struct sird_cfg *c,
+			       struct sird_tx_turns *t,
+			       const struct sird_tx_cand *r, u32 n)
+{
+	int best = -1;
+	u32 i, k;
+
+	for (i = 0; i < n; i++)
+		if (r[i].credit && r[i].left &&
+		    (best < 0 || r[i].left < r[best].left))
+			best = (int)i;
+	if (best < 0)
+		return -1;
+	t->acc += c->fair_permille;
+	if (t->acc < 1000)
+		return best;
+	t->acc -= 1000;
+	for (k = 1; k <= n; k++) {
+		i = (t->last + k) % n;
+		if (r[i].credit && r[i].left) {
+			t->last = i;
+			return (int)i;
+		}
+	}
+	return best;
+}
+
+#endif /* _SIRD_CORE_H */

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of SIRD's arithmetic (sird_core.h) with the paper's defaults
+ * (BDP 100 KB, B 1.5 BDP, UnschT 1 BDP, SThr 0.5 BDP): the unscheduled
+ * prefix at its edges, the AIMD loops (alpha settles at the marked
+ * fraction, a marked window cuts by alpha / 2, growth of an MSS per
+ * bucket, the BDP ceiling and the floor, the smaller loop wins, SThr off),
+ * SRPT among the candidates with room, B never passed, credit returned
+ * without going below zero, pacing at the link rate, the csn bit and the
+ * sender's split between fair share and SRPT.
+ */
+#include <stdio.h>
+
+#include "sird_core.h"
+#include "unit.h"
+
+#define BDP	100000U
+#define MSS	1400U
+
+static const struct sird_cfg cfg = {
+	.mss = MSS, .bdp = BDP, .b = BDP * 3 / 2, .unsch_thresh = BDP,
+	.sthr = BDP / 2, .min_bkt = MSS, .g_shift = 4, .rtt_ns = 10000,
+	.rate_bps = 1000000000ULL, .overhead = 60, .fair_permille = 500,
+};
+
+static void test_unsched(void)
+{
+	struct sird_cfg c = cfg;
+
+	CHECK_EQ(sird_unsched(&c, 1), 1, "1 byte: all unscheduled");
+	CHECK_EQ(sird_unsched(&c, BDP - 1), BDP - 1, "UnschT - 1: all of it");
+	CHECK_EQ(sird_unsched(&c, BDP), BDP, "UnschT: all of it (<=)");
+	CHECK_EQ(sird_unsched(&c, BDP + 1), 0, "UnschT + 1: all scheduled");
+	c.unsch_thresh = 2 * BDP;
+	CHECK_EQ(sird_unsched(&c, BDP * 3 / 2), BDP,
+		 "UnschT 2 BDP, 1.5 BDP message: the first BDP unscheduled");
+}
+
+/* @n packets of an MSS, 1000 ns apart, one in @every CE-marked (0:
+ * none)
+ */
+static void run_packets(struct sird_rx_peer *p, int n, int every, u64 *now)
+{
+	int k;
+
+	for (k = 0; k < n; k++) {
+		*now += 1000;
+		sird_rx_sample(&cfg, p, MSS, false, every && k % every == 0,
+			       *now);
+	}
+}
+
+static void test_aimd(void)
+{
+	struct sird_rx_peer p;
+	struct sird_loop l;
+	u64 now = 0;
+	u32 a;
+
+	sird_rx_peer_init(&cfg, &p, 0);
+	CHECK(sird_bucket(&p) == BDP && p.sb == 0, "a new sender: bucket BDP");
+	run_packets(&p, 2000, 0, &now);
+	CHECK(sird_bucket(&p) == BDP && p.net.alpha == 0,
+	      "no marks: the bucket stays at the BDP ceiling, alpha 0");
+
+	sird_rx_peer_init(&cfg, &p, 0);
+	run_packets(&p, 40000, 4, &now);
+	a = p.net.alpha;
+	CHECK(a > SIRD_ONE / 4 - SIRD_ONE / 50 && a < SIRD_ONE / 4 + SIRD_ONE / 50,
+	      "a quarter of the bytes marked: alpha settles at 0.25 (%.3f)",
+	      a / (double)SIRD_ONE);
+	CHECK(p.snd.alpha == 0 && p.snd.bkt == BDP,
+	      "no csn: the sender loop stays open");
+	CHECK(sird_bucket(&p) == p.net.bkt && p.net.bkt < BDP,
+	      "the smaller loop (network, %u) is the bucket", p.net.bkt);
+
+	l = (struct sird_loop){ .bkt = BDP, .alpha = SIRD_ONE / 2 };
+	sird_loop_window(&cfg, &l, 1000, 1000);
+	CHECK(l.alpha == SIRD_ONE / 2 + SIRD_ONE / 32 && l.bkt == 73438,
+	      "alpha 0.5, a window all marked: alpha 0.53125, bucket x (1 - 0.265625) = 73438 (%u)",
+	      l.bkt);
+	l = (struct sird_loop){ .bkt = 50000, .alpha = SIRD_ONE / 2 };
+	sird_loop_window(&cfg, &l, 0, 1000);
+	CHECK(l.alpha == SIRD_ONE / 2 - SIRD_ONE / 32 && l.bkt == 50000,
+	      "an unmarked window: alpha decays by g, the bucket stays");
+	l = (struct sird_loop){ .bkt = 50000 };
+	sird_loop_grow(&cfg, &l, 50000);
+	CHECK_EQ(l.bkt, 50000 + MSS, "a bucket's worth unmarked: one MSS more");
+	l = (struct sird_loop){ .bkt = BDP - 10 };
+	sird_loop_grow(&cfg, &l, MSS);
+	CHECK_EQ(l.bkt, BDP, "growth stops at the BDP");
+	l = (struct sird_loop){ .bkt = 2000, .alpha = SIRD_ONE };
+	sird_loop_window(&cfg, &l, 1, 1);
+	CHECK_EQ(l.bkt, MSS, "a cut stops at the floor (one MSS)");
+
+	sird_rx_peer_init(&cfg, &p, 0);
+	now = 0;
+	for (int k = 0; k < 20000; k++) {
+		now += 1000;
+		sird_rx_sample(&cfg, &p, MSS, true, false, now);
+	}
+	CHECK(p.snd.bkt == MSS && p.net.bkt == BDP && sird_bucket(&p) == MSS,
+	      "csn on everything: the sender loop closes to the floor, the bucket with it");
+	{
+		struct sird_cfg off = cfg;
+
+		off.sthr = 0;
+		sird_rx_peer_init(&off, &p, 0);
+		now = 0;
+		for (int k = 0; k < 20000; k++) {
+			now += 1000;
+			sird_rx_sample(&off, &p, MSS, true, false, now);
+		}
+		CHECK(p.snd.bkt == BDP && p.snd.alpha == 0,
+		      "SThr off: csn is ignored, the sender loop stays open");
+	}
+}
+
+static void test_grant(void)
+{
+	struct sird_cand c[3] = {
+		{ .left = 5000, .rem = 5000, .sb = 0, .bkt = BDP },
+		{ .left = 3000, .rem = 3000, .sb = BDP - 100, .bkt = BDP },
+		{ .left = 8000, .rem = 8000, .sb = 0, .bkt = BDP },
+	};
+	struct sird_rx_peer p;
+	u32 b = 0;
+
+	CHECK_EQ(sird_pick(&cfg, 0, c, 3), 0,
+		 "SRPT among those with room: 5000 left (the 3000 one's bucket is full)");
+	c[1].sb = 0;
+	CHECK_EQ(sird_pick(&cfg, 0, c, 3), 1, "room again: the 3000 one");
+	CHECK_EQ(sird_grant_size(&cfg, &c[1]), MSS, "a grant is one MSS");
+	c[1].rem = 200;
+	CHECK_EQ(sird_grant_size(&cfg, &c[1]), 200, "or what is left to grant");
+	CHECK_EQ(sird_pick(&cfg, cfg.b - MSS + 1, c, 3), 1,
+		 "B nearly used: only the 200-byte grant fits");
+	CHECK_EQ(sird_pick(&cfg, cfg.b - 199, c, 3), -1, "B full: nobody");
+	c[0].rem = c[1].rem = c[2].rem = 0;
+	CHECK_EQ(sird_pick(&cfg, 0, c, 3), -1, "nothing wanted: nobody");
+	c[2].rem = 100;
+	c[2].left = 100;
+	c[0].rem = 100;
+	c[0].left = 100;
+	CHECK_EQ(sird_pick(&cfg, 0, c, 3), 0, "a tie: the earlier candidate");
+
+	sird_rx_peer_init(&cfg, &p, 0);
+	sird_granted(&b, &p, 3000);
+	sird_returned(&b, &p, 1400);
+	CHECK(b == 1600 && p.sb == 1600, "3000 granted, 1400 arrived: 1600 out");
+	sird_returned(&b, &p, 5000);
+	CHECK(b == 0 && p.sb == 0,
+	      "a duplicate claiming more: zero, not a wrap");
+}
+
+static void test_pace(void)
+{
+	struct sird_cfg c = cfg;
+
+	CHECK_EQ(sird_pace_ns(&c, MSS), 11680,
+		 "1 Gbit/s: (1400 + 60) bytes take 11680 ns");
+	c.rate_bps = 400000000000ULL;
+	CHECK_EQ(sird_pace_ns(&c, MSS), 30,
+		 "400 Gbit/s: 29.2 ns, rounded up to 30");
+	c.rate_bps = 100000000ULL;
+	CHECK_EQ(sird_pace_ns(&c, 0xffffffffu), (u64)(1 << 24) * 80,
+		 "a huge grant counts as 16 MB, no overflow");
+	c.rate_bps = 0;
+	CHECK_EQ(sird_pace_ns(&c, MSS), 0, "pacing off: no wait");
+}
+
+static void test_sender(void)
+{
+	struct sird_tx_cand r[3] = {
+		{ .credit = 5000, .left = 9000 },
+		{ .credit = 5000, .left = 1000 },
+		{ .credit = 5000, .left = 4000 },
+	};
+	struct sird_tx_turns t = { 0 };
+	struct sird_cfg c = cfg;
+	int i, picks[3] = { 0 };
+
+	CHECK(!sird_csn(&c, BDP / 2 - 1) && sird_csn(&c, BDP / 2),
+	      "csn from SThr (50000) of credit held on");
+	c.sthr = 0;
+	CHECK(!sird_csn(&c, 1ULL << 40), "SThr off: never csn");
+	c = cfg;
+	for (i = 0; i < 1000; i++)
+		picks[sird_tx_pick(&c, &t, r, 3)]++;
+	/* 500 SRPT turns to receiver 1, 500 fair ones round all three */
+	CHECK(picks[0] + picks[2] == 333 && picks[1] == 667 &&
+	      picks[0] - picks[2] <= 1 && picks[2] - picks[0] <= 1,
+	      "fair share 500: half the turns SRPT, half round robin (%d %d %d)",
+	      picks[0], picks[1], picks[2]);
+	c.fair_permille = 0;
+	CHECK_EQ(sird_tx_pick(&c, &t, r, 3), 1, "fair share 0: pure SRPT");
+	c.fair_permille = 1000;
+	t.last = 0;
+	CHECK(sird_tx_pick(&c, &t, r, 3) == 1 && sird_tx_pick(&c, &t, r, 3) == 2 &&
+	      sird_tx_pick(&c, &t, r, 3) == 0,
+	      "fair share 1000: round robin 1, 2, 0");
+	r[1].credit = 0;
+	r[2].left = 0;
+	CHECK_EQ(sird_tx_pick(&c, &t, r, 3), 0,
+		 "only a receiver with credit and bytes is chosen");
+	r[0].credit = 0;
+	CHECK_EQ(sird_tx_pick(&c, &t, r, 3), -1, "none: -1");
+}
+
+int main(void)
+{
+	test_unsched();
+	test_aimd();
+	test_grant();
+	test_pace();
+	test_sender();
+	return unit_done();
+}
