@@ -7,11 +7,10 @@
  *
  * Locking: sn->lock (a mutex) serialises opening and closing the UDP
  * socket (namespace init and exit, a write of net.shoal.udp_port).  The
- * receive path runs in softirq context under RCU: it finds its
- * shoal_net through the socket's sk_user_data, which
- * udp_tunnel_sock_release() clears and waits out (synchronize_rcu)
- * before the socket goes.  Statistics are per-CPU counters, summed on
- * read.
+ * receive path runs in softirq context under RCU and finds its shoal_net
+ * from the socket's namespace; namespace exit closes the socket, waits
+ * an RCU grace period for a packet still being counted, and only then
+ * frees the statistics.  Statistics are per-CPU counters, summed on read.
  */
 #ifndef _SHOAL_IMPL_H
 #define _SHOAL_IMPL_H

@@ -52,6 +52,7 @@ close:
 	mutex_lock(&sn->lock);
 	shoal_udp_close(sn);
 	mutex_unlock(&sn->lock);
+	synchronize_rcu();	/* a packet still being counted */
 free_stats:
 	free_percpu(sn->stats);
 	return err;
@@ -69,6 +70,7 @@ static void __net_exit shoal_net_exit(struct net *net)
 	mutex_lock(&sn->lock);
 	shoal_udp_close(sn);
 	mutex_unlock(&sn->lock);
+	synchronize_rcu();	/* a packet still being counted */
 	free_percpu(sn->stats);
 }
 

@@ -7,7 +7,7 @@
  * v6only, or AF_INET where IPv6 is off.
  *
  * Locking: see shoal_impl.h.  shoal_udp_rcv() runs in softirq context
- * under RCU.
+ * under RCU, on the socket of the namespace it counts for.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -30,16 +30,18 @@ static bool shoal_rx_ce(const struct sk_buff *skb)
 	return INET_ECN_is_ce(dsfield);
 }
 
-/* One datagram, skb->data at its UDP header.  Returns 0: consumed. */
+/* One datagram, skb->data at its UDP header.  Returns 0: consumed.  The
+ * namespace's state comes from the socket's namespace, not from
+ * sk_user_data: a socket being closed (a port move) has that cleared
+ * while packets may still reach it, and they are counted too.
+ */
 static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	struct shoal_net *sn = rcu_dereference_sk_user_data(sk);
+	struct shoal_net *sn = shoal_net(sock_net(sk));
 	struct shoal_wire_pkt pkt;
 	u32 len, head;
 	int err;
 
-	if (!sn)
-		goto free;
 	len = skb->len - sizeof(struct udphdr);
 	shoal_stat_inc(sn, SHOAL_STAT_RX_PACKETS);
 	shoal_stat_add(sn, SHOAL_STAT_RX_BYTES, len);
@@ -115,7 +117,10 @@ int shoal_udp_open(struct shoal_net *sn, int port)
 	return 0;
 }
 
-/* No more packets: when this returns, no shoal_udp_rcv() runs for @sn */
+/* No more packets to the socket.  One may still be in shoal_udp_rcv()
+ * (a reader that found the socket before it went): wait for an RCU grace
+ * period before freeing what that reads.
+ */
 void shoal_udp_close(struct shoal_net *sn)
 {
 	lockdep_assert_held(&sn->lock);

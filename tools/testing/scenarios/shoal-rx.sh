@@ -124,7 +124,30 @@ for bad in 0 65536 -1; do
 		"udp_port $bad refused, 5000 kept"
 done
 
-# 6. a namespace deleted under traffic, then the module unloads
+# 6. the port moved back and forth while packets stream to both ports:
+#    no packet is lost to the move itself (each one UDP delivers is
+#    counted once), and nothing breaks
+ip netns exec "$A" "$SHOAL_CRAFT" flood 4000 10.77.0.2 5000 &
+f1=$!
+ip netns exec "$A" "$SHOAL_CRAFT" flood 4000 10.77.0.2 5002 &
+f2=$!
+udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
+before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+moves=0
+for _ in $(seq 20); do
+	ip netns exec "$B" sh -c 'sysctl -qw net.shoal.udp_port=5002 &&
+		sysctl -qw net.shoal.udp_port=5000' && moves=$((moves + 2))
+done
+wait "$f1" "$f2"
+topo_nap 0.3
+after=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+udp_after=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
+eval "$(shoal_stats_vars "$before" "$after")"
+tap_ok "moves == 40 && rx_packets > 0 && rx_packets == udp_after - udp_before &&
+	by_type + by_reason == rx_packets" \
+	"$moves moves under traffic: $rx_packets packets, UDP delivered $((udp_after - udp_before)), $by_type by type and $by_reason by drop reason"
+
+# 7. a namespace deleted under traffic, then the module unloads
 ip netns exec "$A" "$SHOAL_CRAFT" flood 100000 10.77.0.2 5000 &
 flood=$!
 base=$(shoal_rx_packets "$B")
