@@ -1,215 +1,510 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The byte bookkeeping of one message in flight, shared by SIRD and PL2:
- * which bytes a receiver has (packets arrive in any order, twice, or cut
- * by a switch) and which a sender sends next (what was asked for again
- * first, then new bytes up to what it may send).  Plain C with no kernel
- * calls and no allocation: fixed-size state in the message, unit-tested
- * and fuzzed in userspace.  The caller serialises calls on one message
- * (its lock).
+ * Bookkeeping of one message in flight, shared by the SIRD and PL2
+ * endpoints of shoal.ko: on the receiver, which byte ranges arrived and
+ * which missing ones were asked for when; on the sender, what to send next
+ * (resend requests first, then new data up to the authorised offset).
  *
- * Ranges are [start, end) byte offsets, u32 like the wire's: a message is
- * shorter than 2^32 bytes.
+ * Plain C, no kernel calls and no allocation: each state is a fixed-size
+ * struct embedded in the message, and every operation is O(entries) of its
+ * small tables (one that lists n ranges, O(n * entries)).  The module and
+ * the userspace unit tests and fuzzers build this file.  Nothing here
+ * locks: the caller serialises all calls on one state (the message's
+ * lock).  Offsets and lengths are u32 (a message has
+ * at most 2^32 - 1 bytes); times are u64 of one monotonic clock in any unit
+ * the caller likes, the resend interval in the same unit.
  */
 #ifndef _SHOAL_MSG_CORE_H
 #define _SHOAL_MSG_CORE_H
 
 #include "../sched/core_types.h"
 
-/* Disjoint pieces a receiver keeps apart.  Arrivals in order keep one;
- * each gap a loss or a reordering opens costs one until it is filled.
- */
-#define SHOAL_RX_RANGES		16
-#define SHOAL_RX_FULL		(-1)	/* a new piece would not fit */
-
-/* Ranges a sender is asked to send again and has not yet */
-#define SHOAL_TX_RESENDS	8
-
+/* A byte range [start, end) of a message */
 struct shoal_range {
 	u32 start;
 	u32 end;
 };
 
-struct shoal_rx_msg {
-	u32 msg_len;
-	u32 received;			/* bytes, each counted once */
-	u32 n;				/* pieces in use */
-	struct shoal_range have[SHOAL_RX_RANGES];	/* sorted, apart */
+/* ---- receiver: which bytes arrived, which were asked for ---- */
+
+/* Received ranges kept sorted, disjoint and never adjacent (touching ranges
+ * merge).  One slot is kept for a range that starts at offset 0: every gap
+ * then begins where a received range ends, so the first packet of a resend
+ * asked from the start of a gap always merges, and a full table still
+ * makes progress.  A packet that would need a slot beyond that is refused
+ * (SHOAL_RX_FRAGMENTED): the caller drops it and asks for it again later.
+ */
+#define SHOAL_RX_RANGES		16
+/* Ranges asked for (RESEND sent), each with the time it was asked */
+#define SHOAL_RX_ASKED		16
+
+#define SHOAL_RX_FRAGMENTED	(-1)	/* refused: too many islands */
+#define SHOAL_RX_INVALID	(-2)	/* beyond msg_len */
+
+struct shoal_rx_ask {
+	u32 start;
+	u32 end;
+	u64 at;
 };
 
-static inline void shoal_rx_init(struct shoal_rx_msg *m, u32 msg_len)
+struct shoal_rx_ranges {
+	u32 msg_len;
+	u32 received;		/* bytes present, without duplicates */
+	u32 nr;			/* rcv[] entries in use */
+	u32 nr_asked;		/* asked[] entries in use */
+	u32 forgotten;		/* asks dropped from a full asked[] table */
+	struct shoal_range rcv[SHOAL_RX_RANGES];
+	struct shoal_rx_ask asked[SHOAL_RX_ASKED];
+};
+
+static inline void shoal_rx_init(struct shoal_rx_ranges *rx, u32 msg_len)
 {
-	m->msg_len = msg_len;
-	m->received = 0;
-	m->n = 0;
+	*rx = (struct shoal_rx_ranges){ .msg_len = msg_len };
 }
 
-static inline bool shoal_rx_complete(const struct shoal_rx_msg *m)
+static inline bool shoal_rx_complete(const struct shoal_rx_ranges *rx)
 {
-	return m->received == m->msg_len;
+	return rx->received == rx->msg_len;
 }
 
-/* Bytes [@off, @off + @len) arrived.  Returns how many of them are new:
- * 0 for a duplicate, which the caller drops and counts.  SHOAL_RX_FULL:
- * the piece touches none kept and there is no room for another; the
- * caller drops the packet (it is asked for again later) and nothing
- * changes.  The range must lie inside the message (the parser saw to it).
+static inline u32 shoal_rx_received(const struct shoal_rx_ranges *rx)
+{
+	return rx->received;
+}
+
+/* Bytes present in order from offset 0 (what could be delivered as a
+ * stream)
  */
-static inline int shoal_rx_add(struct shoal_rx_msg *m, u32 off, u32 len)
+static inline u32 shoal_rx_prefix(const struct shoal_rx_ranges *rx)
 {
-	u32 end = off + len, first, last, i, covered = 0;
-	u32 start = off;
+	return rx->nr && !rx->rcv[0].start ? rx->rcv[0].end : 0;
+}
 
+static inline u32 shoal_msg_min(u32 a, u32 b)
+{
+	return a < b ? a : b;
+}
+
+static inline u32 shoal_msg_max(u32 a, u32 b)
+{
+	return a > b ? a : b;
+}
+
+/* Bytes of @r inside [start, end) */
+static inline u32 shoal_range_overlap(const struct shoal_range *r, u32 start,
+				      u32 end)
+{
+	u32 lo = shoal_msg_max(r->start, start), hi = shoal_msg_min(r->end, end);
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* Note that [off, off + len) arrived.  Returns how many of its bytes are
+ * new (0: a pure duplicate, to be dropped and counted), SHOAL_RX_FRAGMENTED
+ * if the table has no room for it (nothing changed: drop the packet), or
+ * SHOAL_RX_INVALID if it runs past msg_len (nothing changed).
+ */
+static inline s64 shoal_rx_add(struct shoal_rx_ranges *rx, u32 off, u32 len)
+{
+	struct shoal_range *r = rx->rcv;
+	u32 end, i, j, k, dup = 0, gone;
+
+	if ((u64)off + len > rx->msg_len)
+		return SHOAL_RX_INVALID;
 	if (!len)
 		return 0;
-	/* the pieces this one touches or overlaps: first .. last - 1 */
-	for (first = 0; first < m->n && m->have[first].end < off; first++)
+	end = off + len;
+	/* r[i..j-1] overlap or touch [off, end) */
+	for (i = 0; i < rx->nr && r[i].end < off; i++)
 		;
-	for (last = first; last < m->n && m->have[last].start <= end; last++)
-		covered += (m->have[last].end < end ? m->have[last].end : end) -
-			   (m->have[last].start > off ? m->have[last].start :
-							off);
-	if (first == last) {
-		if (m->n == SHOAL_RX_RANGES)
-			return SHOAL_RX_FULL;
-		for (i = m->n; i > first; i--)
-			m->have[i] = m->have[i - 1];
-		m->n++;
+	for (j = i; j < rx->nr && r[j].start <= end; j++)
+		dup += shoal_range_overlap(&r[j], off, end);
+	if (i == j) {
+		if (rx->nr >= SHOAL_RX_RANGES ||
+		    (rx->nr == SHOAL_RX_RANGES - 1 && off))
+			return SHOAL_RX_FRAGMENTED;
+		for (k = rx->nr; k > i; k--)
+			r[k] = r[k - 1];
+		r[i].start = off;
+		r[i].end = end;
+		rx->nr++;
 	} else {
-		/* touching pieces count no overlap but are merged too */
-		if (m->have[first].start < start)
-			start = m->have[first].start;
-		if (m->have[last - 1].end > end)
-			end = m->have[last - 1].end;
-		for (i = last; i < m->n; i++)
-			m->have[first + 1 + i - last] = m->have[i];
-		m->n -= last - first - 1;
+		r[i].start = shoal_msg_min(off, r[i].start);
+		r[i].end = shoal_msg_max(end, r[j - 1].end);
+		gone = j - i - 1;
+		for (k = i + 1; k + gone < rx->nr; k++)
+			r[k] = r[k + gone];
+		rx->nr -= gone;
 	}
-	m->have[first].start = start;
-	m->have[first].end = end;
-	m->received += len - covered;
-	return (int)(len - covered);
+	rx->received += len - dup;
+	return len - dup;
 }
 
-/* The first missing range below @limit (the bytes that should be here by
- * now: what was granted, or the whole message), at most @max bytes, from
- * @from on; false: none.  Call again from the range's end for the next.
- */
-static inline bool shoal_rx_gap(const struct shoal_rx_msg *m, u32 from,
-				u32 limit, u32 max, struct shoal_range *gap)
+/* Whether [start, end) lies inside one received range */
+static inline bool shoal_rx_has(const struct shoal_rx_ranges *rx, u32 start,
+				u32 end)
 {
 	u32 i;
 
-	if (limit > m->msg_len)
-		limit = m->msg_len;
-	for (i = 0; i < m->n && from < limit; i++) {
-		if (m->have[i].end <= from)
-			continue;
-		if (m->have[i].start > from)
-			break;
-		from = m->have[i].end;
-	}
-	if (from >= limit || !max)
-		return false;
-	gap->start = from;
-	gap->end = i < m->n && m->have[i].start < limit ? m->have[i].start :
-							 limit;
-	if (gap->end - gap->start > max)
-		gap->end = gap->start + max;
-	return true;
+	for (i = 0; i < rx->nr && rx->rcv[i].end < end; i++)
+		;
+	return i < rx->nr && rx->rcv[i].start <= start;
 }
 
-/* ---- the sender ---- */
+static inline void shoal_rx_ask_add(struct shoal_rx_ask *t, u32 *n, u32 start,
+				    u32 end, u64 at)
+{
+	if (*n && t[*n - 1].end == start && t[*n - 1].at == at) {
+		t[*n - 1].end = end;	/* pieces asked together: one entry */
+		return;
+	}
+	t[*n].start = start;
+	t[*n].end = end;
+	t[*n].at = at;
+	(*n)++;
+}
 
-struct shoal_tx_msg {
-	u32 msg_len;
-	u32 next;			/* the first byte never sent */
-	u32 allowed;			/* may send below this (credit) */
-	u32 n;				/* resend ranges waiting */
-	struct shoal_range resend[SHOAL_TX_RESENDS];	/* oldest first */
+/* Record [start, end) as asked at @now, replacing whatever was recorded for
+ * those bytes.  A full table forgets its oldest asks: those bytes may then
+ * be asked again before their interval passed (a duplicate RESEND, never a
+ * missing one).
+ */
+static inline void shoal_rx_mark(struct shoal_rx_ranges *rx, u32 start,
+				 u32 end, u64 now)
+{
+	struct shoal_rx_ask t[SHOAL_RX_ASKED + 2], *a;
+	u32 i, n = 0, old;
+	bool placed = false;
+
+	for (i = 0; i < rx->nr_asked; i++) {
+		a = &rx->asked[i];
+		if (!placed && a->start >= start) {
+			shoal_rx_ask_add(t, &n, start, end, now);
+			placed = true;
+		}
+		if (a->end <= start || a->start >= end) {
+			shoal_rx_ask_add(t, &n, a->start, a->end, a->at);
+			continue;
+		}
+		if (a->start < start)
+			shoal_rx_ask_add(t, &n, a->start, start, a->at);
+		if (!placed) {
+			shoal_rx_ask_add(t, &n, start, end, now);
+			placed = true;
+		}
+		if (a->end > end)
+			shoal_rx_ask_add(t, &n, end, a->end, a->at);
+	}
+	if (!placed)
+		shoal_rx_ask_add(t, &n, start, end, now);
+	while (n > SHOAL_RX_ASKED) {
+		for (old = 0, i = 1; i < n; i++)
+			if (t[i].at < t[old].at)
+				old = i;
+		for (i = old; i + 1 < n; i++)
+			t[i] = t[i + 1];
+		n--;
+		rx->forgotten++;
+	}
+	for (i = 0; i < n; i++)
+		rx->asked[i] = t[i];
+	rx->nr_asked = n;
+}
+
+/* A trimmed packet told us [off, off + len) was sent and lost its payload:
+ * write its missing parts (at most @max_out ranges, at most SHOAL_RX_ASKED)
+ * to @out and record them as asked at @now, so the caller sends a RESEND
+ * for each at once, whatever was asked before.  Returns how many were
+ * written; 0 if nothing in it is missing or it runs past msg_len.
+ */
+static inline u32 shoal_rx_trimmed(struct shoal_rx_ranges *rx, u32 off,
+				   u32 len, u64 now, struct shoal_range *out,
+				   u32 max_out)
+{
+	u32 i, n = 0, pos = off, end;
+
+	if ((u64)off + len > rx->msg_len)
+		return 0;
+	end = off + len;
+	max_out = shoal_msg_min(max_out, SHOAL_RX_ASKED);
+	for (i = 0; i < rx->nr && pos < end && n < max_out; i++) {
+		if (rx->rcv[i].end <= pos)
+			continue;
+		if (rx->rcv[i].start >= end)
+			break;
+		if (rx->rcv[i].start > pos) {
+			out[n].start = pos;
+			out[n++].end = rx->rcv[i].start;
+		}
+		pos = rx->rcv[i].end;
+	}
+	if (pos < end && n < max_out) {
+		out[n].start = pos;
+		out[n++].end = end;
+	}
+	for (i = 0; i < n; i++)
+		shoal_rx_mark(rx, out[i].start, out[i].end, now);
+	return n;
+}
+
+/* Drop asks whose interval passed or whose bytes all arrived */
+static inline void shoal_rx_prune(struct shoal_rx_ranges *rx, u64 now,
+				  u64 interval)
+{
+	struct shoal_rx_ask *a;
+	u32 i, n = 0;
+
+	for (i = 0; i < rx->nr_asked; i++) {
+		a = &rx->asked[i];
+		if (now >= a->at && now - a->at >= interval)
+			continue;
+		if (shoal_rx_has(rx, a->start, a->end))
+			continue;
+		rx->asked[n++] = *a;
+	}
+	rx->nr_asked = n;
+}
+
+/* Append [start, end) to @out in pieces of at most @max_len (0: any) */
+static inline void shoal_rx_emit(struct shoal_range *out, u32 *n, u32 max_out,
+				 u32 start, u32 end, u32 max_len)
+{
+	u32 l;
+
+	while (start < end && *n < max_out) {
+		l = end - start;
+		if (max_len && l > max_len)
+			l = max_len;
+		out[*n].start = start;
+		out[*n].end = start + l;
+		(*n)++;
+		start += l;
+	}
+}
+
+/* The next ranges to ask for: missing bytes below @bound (the highest
+ * offset granted or expected; clipped to msg_len) not asked for within the
+ * last @interval, lowest first, each maximal run cut into pieces of at most
+ * @max_len bytes (0: no limit), at most @max_out pieces (and at most
+ * SHOAL_RX_ASKED).  They are recorded as asked at @now.  Returns how many
+ * were written to @out.
+ */
+static inline u32 shoal_rx_gaps(struct shoal_rx_ranges *rx, u32 bound,
+				u64 now, u64 interval, u32 max_len,
+				struct shoal_range *out, u32 max_out)
+{
+	u32 i, a = 0, n = 0, gs, ge, prev = 0;
+	struct shoal_rx_ask *q;
+
+	shoal_rx_prune(rx, now, interval);
+	bound = shoal_msg_min(bound, rx->msg_len);
+	max_out = shoal_msg_min(max_out, SHOAL_RX_ASKED);
+	for (i = 0; i <= rx->nr && n < max_out; i++) {
+		gs = prev;
+		ge = i < rx->nr ? rx->rcv[i].start : rx->msg_len;
+		if (i < rx->nr)
+			prev = rx->rcv[i].end;
+		ge = shoal_msg_min(ge, bound);
+		if (gs >= bound)
+			break;
+		/* what is left of the gap once the live asks are taken out */
+		for (; a < rx->nr_asked && gs < ge; a++) {
+			q = &rx->asked[a];
+			if (q->end <= gs)
+				continue;
+			if (q->start >= ge)
+				break;
+			shoal_rx_emit(out, &n, max_out, gs,
+				      shoal_msg_min(q->start, ge), max_len);
+			gs = q->end;
+			if (q->end > ge)
+				break;	/* it may reach into the next gap */
+		}
+		shoal_rx_emit(out, &n, max_out, gs, ge, max_len);
+	}
+	for (i = 0; i < n; i++)
+		shoal_rx_mark(rx, out[i].start, out[i].end, now);
+	return n;
+}
+
+/* ---- sender: what to send next ---- */
+
+/* Resend requests kept sorted, disjoint and never adjacent.  A full table
+ * merges the two closest requests into one: the bytes between them are
+ * sent once more (the receiver drops them as duplicates) rather than a
+ * request being forgotten.
+ */
+#define SHOAL_TX_RESENDS	8
+
+enum shoal_tx_kind {
+	SHOAL_TX_NONE,		/* nothing may be sent now */
+	SHOAL_TX_NEW,		/* first transmission */
+	SHOAL_TX_RESEND,	/* asked for again: set the RETX flag */
 };
 
-static inline void shoal_tx_init(struct shoal_tx_msg *m, u32 msg_len,
-				 u32 allowed)
+struct shoal_tx_state {
+	u32 msg_len;
+	u32 next_off;		/* first byte never sent */
+	u32 authorised;		/* [0, authorised) may be sent */
+	u32 acked;		/* [0, acked) is known to have arrived */
+	u32 nr_resend;
+	struct shoal_range resend[SHOAL_TX_RESENDS];
+};
+
+/* A message of @msg_len bytes whose first @unsched bytes need no credit */
+static inline void shoal_tx_init(struct shoal_tx_state *tx, u32 msg_len,
+				 u32 unsched)
 {
-	m->msg_len = msg_len;
-	m->next = 0;
-	m->allowed = allowed < msg_len ? allowed : msg_len;
-	m->n = 0;
+	*tx = (struct shoal_tx_state){
+		.msg_len = msg_len,
+		.authorised = shoal_msg_min(unsched, msg_len),
+	};
 }
 
-/* More credit: the sender may send below @upto (never moves back) */
-static inline void shoal_tx_allow(struct shoal_tx_msg *m, u32 upto)
+/* A grant up to offset @upto (grants only grow) */
+static inline void shoal_tx_authorise(struct shoal_tx_state *tx, u32 upto)
 {
-	if (upto > m->msg_len)
-		upto = m->msg_len;
-	if (upto > m->allowed)
-		m->allowed = upto;
+	upto = shoal_msg_min(upto, tx->msg_len);
+	if (upto > tx->authorised)
+		tx->authorised = upto;
 }
 
-/* The receiver asks for [@off, @off + @len) again.  Only bytes already
- * sent count (the rest go out anyway); a range that overlaps or touches
- * one waiting is merged into it.  False: no room, the request is dropped
- * (the receiver asks again).
+/* A credit of @bytes more */
+static inline void shoal_tx_credit(struct shoal_tx_state *tx, u32 bytes)
+{
+	u64 upto = (u64)tx->authorised + bytes;
+
+	tx->authorised = upto > tx->msg_len ? tx->msg_len : (u32)upto;
+}
+
+static inline u32 shoal_tx_queued(const struct shoal_tx_state *tx)
+{
+	u32 i, sum = 0;
+
+	for (i = 0; i < tx->nr_resend; i++)
+		sum += tx->resend[i].end - tx->resend[i].start;
+	return sum;
+}
+
+/* Bytes that may be sent now: queued resends and authorised new data */
+static inline u64 shoal_tx_sendable(const struct shoal_tx_state *tx)
+{
+	return (u64)shoal_tx_queued(tx) + tx->authorised - tx->next_off;
+}
+
+/* Everything sent once and no resend pending */
+static inline bool shoal_tx_idle(const struct shoal_tx_state *tx)
+{
+	return tx->next_off == tx->msg_len && !tx->nr_resend;
+}
+
+static inline bool shoal_tx_done(const struct shoal_tx_state *tx)
+{
+	return tx->acked == tx->msg_len;
+}
+
+/* Queue [off, off + len) to be sent again before new data.  Only bytes
+ * already sent and not acknowledged are queued (bytes not sent yet go out
+ * as new data anyway).  Returns how many bytes the queue grew by: 0 for a
+ * request already queued.  The caller also uses this to put back a piece
+ * shoal_tx_next() gave it but that it could not send.
  */
-static inline bool shoal_tx_resend(struct shoal_tx_msg *m, u32 off, u32 len)
+static inline u32 shoal_tx_resend(struct shoal_tx_state *tx, u32 off, u32 len)
 {
-	u32 end = off + len, i;
+	struct shoal_range t[SHOAL_TX_RESENDS + 1], *r;
+	u64 e64 = (u64)off + len;
+	u32 start, end, i, n = 0, best, before = shoal_tx_queued(tx);
+	bool placed = false;
 
-	if (end > m->next)
-		end = m->next;
-	if (off >= end)
-		return true;
-	for (i = 0; i < m->n; i++) {
-		struct shoal_range *r = &m->resend[i];
-
-		if (off <= r->end && end >= r->start) {
-			if (off < r->start)
-				r->start = off;
-			if (end > r->end)
-				r->end = end;
-			return true;
+	start = shoal_msg_max(off, tx->acked);
+	end = e64 > tx->next_off ? tx->next_off : (u32)e64;
+	if (start >= end)
+		return 0;
+	for (i = 0; i <= tx->nr_resend; i++) {
+		r = i < tx->nr_resend ? &tx->resend[i] : NULL;
+		if (r && r->end < start) {
+			t[n++] = *r;
+		} else if (r && r->start <= end) {
+			start = shoal_msg_min(start, r->start);	/* merge */
+			end = shoal_msg_max(end, r->end);
+		} else {
+			if (!placed) {
+				t[n].start = start;
+				t[n++].end = end;
+				placed = true;
+			}
+			if (r)
+				t[n++] = *r;
 		}
 	}
-	if (m->n == SHOAL_TX_RESENDS)
-		return false;
-	m->resend[m->n].start = off;
-	m->resend[m->n].end = end;
-	m->n++;
-	return true;
+	if (n > SHOAL_TX_RESENDS) {
+		for (best = 0, i = 1; i + 1 < n; i++)
+			if (t[i + 1].start - t[i].end <
+			    t[best + 1].start - t[best].end)
+				best = i;
+		t[best].end = t[best + 1].end;
+		for (i = best + 1; i + 1 < n; i++)
+			t[i] = t[i + 1];
+		n--;
+	}
+	for (i = 0; i < n; i++)
+		tx->resend[i] = t[i];
+	tx->nr_resend = n;
+	return shoal_tx_queued(tx) - before;
 }
 
-/* The next packet to send, at most @mss bytes: a resend first (*@retx
- * set), then new bytes below what is allowed.  False: nothing to send.
- */
-static inline bool shoal_tx_next(struct shoal_tx_msg *m, u32 mss, u32 *off,
-				 u32 *len, bool *retx)
+/* The receiver has [0, @upto): nothing below it is sent again */
+static inline void shoal_tx_ack(struct shoal_tx_state *tx, u32 upto)
 {
-	u32 i;
+	u32 i, n = 0;
+
+	upto = shoal_msg_min(upto, tx->next_off);
+	if (upto <= tx->acked)
+		return;
+	tx->acked = upto;
+	for (i = 0; i < tx->nr_resend; i++) {
+		if (tx->resend[i].end <= upto)
+			continue;
+		tx->resend[n] = tx->resend[i];
+		tx->resend[n].start = shoal_msg_max(tx->resend[n].start, upto);
+		n++;
+	}
+	tx->nr_resend = n;
+}
+
+/* The next packet: the lowest queued resend first, then new data up to the
+ * authorised offset.  A piece ends at @mss, at the end of its resend range,
+ * or at the authorised offset, whichever comes first; it does not wait for
+ * a full MSS (the grant's granularity is the receiver's choice).  The piece
+ * counts as sent when this returns.
+ */
+static inline enum shoal_tx_kind shoal_tx_next(struct shoal_tx_state *tx,
+					       u32 mss, u32 *off, u32 *len)
+{
+	struct shoal_range *r = &tx->resend[0];
+	u32 i, l;
 
 	if (!mss)
-		return false;
-	if (m->n) {
-		struct shoal_range *r = &m->resend[0];
-
+		return SHOAL_TX_NONE;
+	if (tx->nr_resend) {
+		l = shoal_msg_min(r->end - r->start, mss);
 		*off = r->start;
-		*len = r->end - r->start < mss ? r->end - r->start : mss;
-		*retx = true;
-		r->start += *len;
+		*len = l;
+		r->start += l;
 		if (r->start == r->end) {
-			for (i = 1; i < m->n; i++)
-				m->resend[i - 1] = m->resend[i];
-			m->n--;
+			for (i = 0; i + 1 < tx->nr_resend; i++)
+				tx->resend[i] = tx->resend[i + 1];
+			tx->nr_resend--;
 		}
-		return true;
+		return SHOAL_TX_RESEND;
 	}
-	if (m->next >= m->allowed)
-		return false;
-	*off = m->next;
-	*len = m->allowed - m->next < mss ? m->allowed - m->next : mss;
-	*retx = false;
-	m->next += *len;
-	return true;
+	if (tx->next_off >= tx->authorised)
+		return SHOAL_TX_NONE;
+	l = shoal_msg_min(tx->authorised - tx->next_off, mss);
+	*off = tx->next_off;
+	*len = l;
+	tx->next_off += l;
+	return SHOAL_TX_NEW;
 }
 
 #endif /* _SHOAL_MSG_CORE_H */

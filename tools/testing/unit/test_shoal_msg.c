@@ -1,157 +1,476 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of a message's byte bookkeeping (shoal_msg_core.h): new
- * bytes counted once whatever the order, duplicates and overlaps, the
- * gaps a receiver asks for, a full piece table, and the sender's order
- * (what was asked for again first, then new bytes up to its credit).
+ * Unit tests of net/transport/shoal_msg_core.h: the receiver's ranges
+ * (in order, reverse, every kind of overlap, duplicates, a full table,
+ * messages of 1 byte and of nearly 2^32), trimmed ranges asked at once,
+ * the gaps it asks for (exact ranges, pieces, the resend interval, the ask
+ * table's bound), and the sender's choice of the next piece (resends
+ * before new data, the authorised offset, MSS pieces at the end), its
+ * resend queue (merged, bounded) and acknowledgements.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "shoal_msg_core.h"
 #include "unit.h"
 
-static void test_rx_order(void)
+/* "a-b,c-d" of a list of ranges, to compare against what a test expects */
+static const char *fmt(const struct shoal_range *r, u32 n)
 {
-	struct shoal_rx_msg m;
-	int i, sum = 0;
+	static char buf[1024];
+	size_t at = 0;
+	u32 i;
 
-	shoal_rx_init(&m, 5000);
-	for (i = 0; i < 5; i++)
-		sum += shoal_rx_add(&m, i * 1000, 1000);
-	CHECK(sum == 5000 && m.n == 1 && shoal_rx_complete(&m),
-	      "in order: 5000 new bytes, one piece, complete");
-	shoal_rx_init(&m, 5000);
-	for (i = 4, sum = 0; i >= 0; i--)
-		sum += shoal_rx_add(&m, i * 1000, 1000);
-	CHECK(sum == 5000 && m.n == 1 && m.have[0].start == 0 &&
-	      m.have[0].end == 5000, "reversed: the same, merged into one");
-	shoal_rx_init(&m, 5000);
-	CHECK_EQ(shoal_rx_add(&m, 0, 1000), 1000, "first packet: 1000 new");
-	CHECK_EQ(shoal_rx_add(&m, 0, 1000), 0, "the same again: a duplicate");
-	CHECK_EQ(shoal_rx_add(&m, 500, 1000), 500, "half over it: 500 new");
-	CHECK_EQ(shoal_rx_add(&m, 3000, 1000), 1000, "past a gap: 1000 new");
-	CHECK_EQ(m.n, 2, "two pieces: 0-1500 and 3000-4000");
-	CHECK_EQ(shoal_rx_add(&m, 1000, 2500), 1500,
-		 "across the gap, overlapping both: 1500 new");
-	CHECK(m.n == 1 && m.received == 4000 && !shoal_rx_complete(&m),
-	      "one piece 0-4000, not complete");
-	CHECK_EQ(shoal_rx_add(&m, 4000, 1000), 1000, "touching the end: new");
-	CHECK(shoal_rx_complete(&m) && m.n == 1, "complete, one piece");
-	CHECK_EQ(shoal_rx_add(&m, 1234, 0), 0, "an empty range adds nothing");
+	buf[0] = 0;
+	for (i = 0; i < n && at < sizeof(buf) - 32; i++)
+		at += snprintf(buf + at, sizeof(buf) - at, "%s%u-%u",
+			       i ? "," : "", r[i].start, r[i].end);
+	return buf;
 }
 
-static void test_rx_full(void)
-{
-	struct shoal_rx_msg m;
-	int i, r;
+#define CHECK_RANGES(r, n, want, name)					\
+	do {								\
+		const char *got_ = fmt(r, n), *want_ = (want);		\
+		CHECK(!strcmp(got_, want_), "%s: [%s] (want [%s])",	\
+		      name, got_, want_);				\
+	} while (0)
 
-	shoal_rx_init(&m, 100000);
-	for (i = 0; i < SHOAL_RX_RANGES; i++)
-		shoal_rx_add(&m, i * 2000, 1000);
-	CHECK_EQ(m.n, SHOAL_RX_RANGES, "every other packet: a full table");
-	r = shoal_rx_add(&m, 90000, 1000);
-	CHECK(r == SHOAL_RX_FULL && m.n == SHOAL_RX_RANGES &&
-	      m.received == SHOAL_RX_RANGES * 1000,
-	      "a new piece apart from all: refused, nothing changed");
-	CHECK_EQ(shoal_rx_add(&m, 1000, 500), 500,
-		 "touching a piece: taken though the table is full");
-	CHECK_EQ(shoal_rx_add(&m, 1500, 500), 500,
-		 "filling a gap: two pieces become one");
-	CHECK_EQ(m.n, SHOAL_RX_RANGES - 1, "one piece freed");
-	CHECK_EQ(shoal_rx_add(&m, 90000, 1000), 1000, "then room for another");
+#define CHECK_RCV(rx, want, name)					\
+	do {								\
+		const struct shoal_rx_ranges *rx_ = (rx);		\
+		CHECK_RANGES(rx_->rcv, rx_->nr, want, name);		\
+	} while (0)
+
+static void test_in_order(void)
+{
+	struct shoal_rx_ranges rx;
+	u32 off, total = 0;
+	int bad = 0;
+
+	shoal_rx_init(&rx, 10000);
+	CHECK(!shoal_rx_complete(&rx) && shoal_rx_prefix(&rx) == 0,
+	      "a new message of 10000 bytes is not complete");
+	for (off = 0; off < 10000; off += 1400) {
+		s64 n = shoal_rx_add(&rx, off, off + 1400 > 10000 ?
+				     10000 - off : 1400);
+
+		total += (u32)n;
+		bad += rx.nr != 1 || rx.rcv[0].end != off + (u32)n;
+	}
+	CHECK_EQ(bad, 0, "in order: one range throughout");
+	CHECK_EQ(total, 10000, "in order: new bytes add up to msg_len");
+	CHECK(shoal_rx_complete(&rx) && shoal_rx_received(&rx) == 10000 &&
+	      shoal_rx_prefix(&rx) == 10000, "in order: complete");
+	CHECK_RCV(&rx, "0-10000", "in order");
 }
 
-static void test_rx_gaps(void)
+static void test_reverse(void)
 {
-	struct shoal_rx_msg m;
-	struct shoal_range g;
-	bool ok;
+	struct shoal_rx_ranges rx;
+	int off, bad = 0;
 
-	shoal_rx_init(&m, 10000);
-	shoal_rx_add(&m, 1000, 1000);
-	shoal_rx_add(&m, 4000, 2000);
-	ok = shoal_rx_gap(&m, 0, 10000, 5000, &g);
-	CHECK(ok && g.start == 0 && g.end == 1000, "first gap 0-1000");
-	ok = shoal_rx_gap(&m, g.end, 10000, 5000, &g);
-	CHECK(ok && g.start == 2000 && g.end == 4000, "then 2000-4000");
-	ok = shoal_rx_gap(&m, g.end, 10000, 5000, &g);
-	CHECK(ok && g.start == 6000 && g.end == 10000, "then 6000-10000");
-	CHECK(!shoal_rx_gap(&m, g.end, 10000, 5000, &g), "then none");
-	ok = shoal_rx_gap(&m, 6000, 10000, 1400, &g);
-	CHECK(ok && g.start == 6000 && g.end == 7400, "at most 1400 bytes");
-	ok = shoal_rx_gap(&m, 2000, 3000, 5000, &g);
-	CHECK(ok && g.start == 2000 && g.end == 3000,
-	      "below a limit of 3000 (granted so far): 2000-3000");
-	CHECK(!shoal_rx_gap(&m, 4000, 5500, 5000, &g),
-	      "nothing missing below 5500 from 4000");
-	ok = shoal_rx_gap(&m, 1500, 10000, 5000, &g);
-	CHECK(ok && g.start == 2000 && g.end == 4000,
-	      "from inside a piece: the gap after it");
-	ok = shoal_rx_gap(&m, 0, 20000, 50000, &g);
-	CHECK(ok && g.start == 0 && g.end == 1000,
-	      "a limit past the end counts as the end");
-	shoal_rx_init(&m, 1);
-	ok = shoal_rx_gap(&m, 0, 1, 1400, &g);
-	CHECK(ok && g.start == 0 && g.end == 1, "a 1-byte message: 0-1 missing");
-	CHECK_EQ(shoal_rx_add(&m, 0, 1), 1, "its byte arrives");
-	CHECK(shoal_rx_complete(&m) && !shoal_rx_gap(&m, 0, 1, 1400, &g),
-	      "complete, no gap");
-	shoal_rx_init(&m, 0xffffffffu);
-	CHECK_EQ(shoal_rx_add(&m, 0xffffffffu - 1400, 1400), 1400,
-		 "the last bytes of a 4 GiB - 1 message");
-	ok = shoal_rx_gap(&m, 0xffff0000u, 0xffffffffu, 0x100000, &g);
-	CHECK(ok && g.start == 0xffff0000u && g.end == 0xffffffffu - 1400,
-	      "the gap below them, no wrap");
+	shoal_rx_init(&rx, 7000);
+	for (off = 6000; off >= 0; off -= 1000) {
+		bad += shoal_rx_add(&rx, off, 1000) != 1000;
+		bad += rx.nr != 1;
+		bad += shoal_rx_prefix(&rx) != (off ? 0u : 7000u);
+	}
+	CHECK_EQ(bad, 0, "reverse order: 1000 new each, one range, no prefix until 0");
+	CHECK(shoal_rx_complete(&rx), "reverse order: complete");
+	CHECK_RCV(&rx, "0-7000", "reverse order");
 }
 
-static void test_tx(void)
+static void test_overlaps(void)
 {
-	struct shoal_tx_msg m;
-	u32 off, len;
-	bool retx;
+	struct shoal_rx_ranges rx;
 
-	shoal_tx_init(&m, 5000, 2000);
-	CHECK(shoal_tx_next(&m, 1400, &off, &len, &retx) && off == 0 &&
-	      len == 1400 && !retx, "unscheduled: 0+1400");
-	CHECK(shoal_tx_next(&m, 1400, &off, &len, &retx) && off == 1400 &&
-	      len == 600, "then 1400+600, up to the 2000 allowed");
-	CHECK(!shoal_tx_next(&m, 1400, &off, &len, &retx),
-	      "then nothing until credit");
-	shoal_tx_allow(&m, 1000);
-	CHECK(!shoal_tx_next(&m, 1400, &off, &len, &retx),
-	      "credit below what is allowed changes nothing");
-	shoal_tx_allow(&m, 9000);
-	CHECK_EQ(m.allowed, 5000, "credit past the end: the end");
-	CHECK(shoal_tx_resend(&m, 500, 300) && shoal_tx_resend(&m, 800, 100) &&
-	      m.n == 1, "two touching resends: one range 500-900");
-	CHECK(shoal_tx_resend(&m, 1800, 1000) && m.n == 2 &&
-	      m.resend[1].end == 2000,
-	      "a resend past what was sent: only the sent part (1800-2000)");
-	CHECK(shoal_tx_next(&m, 1400, &off, &len, &retx) && off == 500 &&
-	      len == 400 && retx, "resends first: 500+400");
-	CHECK(shoal_tx_next(&m, 150, &off, &len, &retx) && off == 1800 &&
-	      len == 150 && retx, "then 1800+150 (mss 150)");
-	CHECK(shoal_tx_next(&m, 150, &off, &len, &retx) && off == 1950 &&
-	      len == 50 && retx, "then the rest, 1950+50");
-	CHECK(shoal_tx_next(&m, 1400, &off, &len, &retx) && off == 2000 &&
-	      len == 1400 && !retx, "then new bytes: 2000+1400");
-	CHECK(shoal_tx_resend(&m, 4000, 1000) && m.n == 0,
-	      "a resend of bytes never sent: nothing queued");
-	while (shoal_tx_next(&m, 1400, &off, &len, &retx))
+	shoal_rx_init(&rx, 1000);
+	CHECK_EQ(shoal_rx_add(&rx, 100, 100), 100, "first range 100-200");
+	CHECK_EQ(shoal_rx_add(&rx, 100, 100), 0, "exact duplicate: 0 new");
+	CHECK_EQ(shoal_rx_add(&rx, 120, 30), 0, "inside: 0 new");
+	CHECK_EQ(shoal_rx_add(&rx, 100, 1), 0, "first byte again: 0 new");
+	CHECK_EQ(shoal_rx_add(&rx, 199, 1), 0, "last byte again: 0 new");
+	CHECK_EQ(shoal_rx_received(&rx), 100, "duplicates add nothing");
+	CHECK_EQ(shoal_rx_add(&rx, 150, 100), 50, "overlap on the right: 50 new");
+	CHECK_RCV(&rx, "100-250", "after the right overlap");
+	CHECK_EQ(shoal_rx_add(&rx, 50, 100), 50, "overlap on the left: 50 new");
+	CHECK_RCV(&rx, "50-250", "after the left overlap");
+	CHECK_EQ(shoal_rx_add(&rx, 250, 10), 10, "touching on the right: 10 new");
+	CHECK_EQ(shoal_rx_add(&rx, 40, 10), 10, "touching on the left: 10 new");
+	CHECK_RCV(&rx, "40-260", "touching ranges merge");
+	CHECK_EQ(shoal_rx_add(&rx, 30, 240), 20, "covering it: 10 new each side");
+	CHECK_RCV(&rx, "30-270", "after covering");
+	CHECK_EQ(shoal_rx_add(&rx, 400, 50), 50, "an island");
+	CHECK_EQ(shoal_rx_add(&rx, 600, 50), 50, "another island");
+	CHECK_RCV(&rx, "30-270,400-450,600-650", "three ranges");
+	CHECK_EQ(shoal_rx_add(&rx, 260, 150), 130,
+		 "bridging two ranges with an overlap into both: 130 new");
+	CHECK_RCV(&rx, "30-450,600-650", "bridged");
+	CHECK_EQ(shoal_rx_add(&rx, 450, 150), 150,
+		 "exactly filling the gap between two: 150 new");
+	CHECK_RCV(&rx, "30-650", "gap filled");
+	CHECK_EQ(shoal_rx_add(&rx, 700, 10), 10, "island 700-710");
+	CHECK_EQ(shoal_rx_add(&rx, 720, 10), 10, "island 720-730");
+	CHECK_EQ(shoal_rx_add(&rx, 740, 10), 10, "island 740-750");
+	CHECK_EQ(shoal_rx_add(&rx, 0, 1000), 1000 - 620 - 30,
+		 "the whole message over four ranges: 350 new");
+	CHECK_RCV(&rx, "0-1000", "one range");
+	CHECK(shoal_rx_complete(&rx) && shoal_rx_received(&rx) == 1000,
+	      "complete after overlaps of every kind");
+	CHECK_EQ(shoal_rx_add(&rx, 0, 1000), 0, "everything again: 0 new");
+	CHECK_EQ(shoal_rx_add(&rx, 999, 2), SHOAL_RX_INVALID,
+		 "past msg_len: refused as invalid");
+	CHECK_EQ(shoal_rx_add(&rx, 1000, 0), 0, "empty range at the end: 0");
+	CHECK_EQ(shoal_rx_add(&rx, 0xffffffffu, 2), SHOAL_RX_INVALID,
+		 "offset + length wraps 2^32: invalid, not wrapped");
+}
+
+static void test_full_table(void)
+{
+	struct shoal_rx_ranges rx;
+	int i, bad = 0;
+
+	shoal_rx_init(&rx, 100000);
+	for (i = 1; i < SHOAL_RX_RANGES; i++)
+		bad += shoal_rx_add(&rx, i * 1000, 100) != 100;
+	CHECK(!bad && rx.nr == SHOAL_RX_RANGES - 1,
+	      "15 islands above 0: all taken (nr %u)", rx.nr);
+	CHECK_EQ(shoal_rx_add(&rx, 50000, 100), SHOAL_RX_FRAGMENTED,
+		 "a 16th island above 0: refused as too fragmented");
+	CHECK(rx.nr == SHOAL_RX_RANGES - 1 && rx.received == 1500 &&
+	      rx.rcv[14].start == 15000 && rx.rcv[14].end == 15100,
+	      "refused: nothing changed (nr %u, received %u)", rx.nr,
+	      rx.received);
+	CHECK_EQ(shoal_rx_add(&rx, 0, 100), 100,
+		 "an island at offset 0 takes the slot kept for it");
+	CHECK_EQ(rx.nr, SHOAL_RX_RANGES, "the table is full");
+	CHECK_EQ(shoal_rx_add(&rx, 500, 100), SHOAL_RX_FRAGMENTED,
+		 "another island: refused");
+	CHECK_EQ(shoal_rx_add(&rx, 100, 100), 100,
+		 "a piece at the start of a gap merges: 100 new");
+	CHECK_EQ(shoal_rx_add(&rx, 900, 100), 100,
+		 "a piece at the end of a gap merges: 100 new");
+	CHECK_EQ(shoal_rx_add(&rx, 1000, 100), 0,
+		 "a duplicate with a full table: 0, not refused");
+	CHECK_EQ(shoal_rx_add(&rx, 200, 700), 700,
+		 "the gap filled: two ranges become one");
+	CHECK_EQ(rx.nr, SHOAL_RX_RANGES - 1, "one slot free again");
+	CHECK_EQ(shoal_rx_add(&rx, 50000, 100), SHOAL_RX_FRAGMENTED,
+		 "with the range at 0 present, the last slot is not for islands");
+	CHECK_EQ(shoal_rx_add(&rx, 1100, 13900), 13900 - 1300,
+		 "one packet spanning every gap up to 15100");
+	CHECK_RCV(&rx, "0-15100", "one range left");
+	CHECK_EQ(shoal_rx_add(&rx, 50000, 100), 100, "islands fit again");
+	CHECK_EQ(shoal_rx_received(&rx), 15200, "received counts every byte once");
+}
+
+static void test_gaps(void)
+{
+	struct shoal_rx_ranges rx;
+	struct shoal_range out[SHOAL_RX_ASKED + 4];
+	u32 n;
+
+	shoal_rx_init(&rx, 10000);
+	shoal_rx_add(&rx, 1000, 1000);
+	shoal_rx_add(&rx, 3000, 500);
+	shoal_rx_add(&rx, 6000, 4000);
+	n = shoal_rx_gaps(&rx, 2500, 0, 100, 0, out, 8);
+	CHECK_RANGES(out, n, "0-1000,2000-2500", "gaps below a bound of 2500");
+	n = shoal_rx_gaps(&rx, 8000, 10, 100, 0, out, 8);
+	CHECK_RANGES(out, n, "2500-3000,3500-6000",
+		     "raising the bound lists only what was not asked");
+	n = shoal_rx_gaps(&rx, 8000, 50, 100, 0, out, 8);
+	CHECK_EQ(n, 0, "everything asked within the interval: nothing listed");
+	n = shoal_rx_gaps(&rx, 8000, 99, 100, 0, out, 8);
+	CHECK_EQ(n, 0, "99 after the first ask: still nothing");
+	n = shoal_rx_gaps(&rx, 8000, 100, 100, 0, out, 8);
+	CHECK_RANGES(out, n, "0-1000,2000-2500",
+		     "100 after the first ask: those two again");
+	n = shoal_rx_gaps(&rx, 8000, 110, 100, 0, out, 8);
+	CHECK_RANGES(out, n, "2500-3000,3500-6000",
+		     "110: the second ask is due, not 2000-2500 asked at 100");
+
+	/* pieces of at most max_len, at most max_out of them */
+	shoal_rx_init(&rx, 10000);
+	shoal_rx_add(&rx, 1000, 1000);
+	shoal_rx_add(&rx, 3000, 500);
+	n = shoal_rx_gaps(&rx, 7000, 0, 100, 1000, out, 4);
+	CHECK_RANGES(out, n, "0-1000,2000-3000,3500-4500,4500-5500",
+		     "pieces of 1000, four of them");
+	CHECK_EQ(rx.nr_asked, 3, "the pieces of one run are one ask");
+	n = shoal_rx_gaps(&rx, 7000, 1, 100, 1000, out, 4);
+	CHECK_RANGES(out, n, "5500-6500,6500-7000",
+		     "the next call continues where the last stopped");
+	CHECK_EQ(rx.nr_asked, 4, "asked at another time: a separate ask");
+	n = shoal_rx_gaps(&rx, 10000, 2, 100, 0, out, 4);
+	CHECK_RANGES(out, n, "7000-10000", "raised to msg_len");
+	n = shoal_rx_gaps(&rx, 0xffffffffu, 200, 100, 0, out, 0);
+	CHECK_EQ(n, 0, "max_out 0: nothing");
+	n = shoal_rx_gaps(&rx, 0xffffffffu, 200, 100, 0, out, 100);
+	CHECK_RANGES(out, n, "0-1000,2000-3000,3500-10000",
+		     "a bound past msg_len is clipped to it");
+	shoal_rx_add(&rx, 0, 1000);
+	shoal_rx_add(&rx, 2000, 1000);
+	shoal_rx_add(&rx, 3500, 6500);
+	CHECK(shoal_rx_complete(&rx), "complete");
+	n = shoal_rx_gaps(&rx, 10000, 250, 100, 0, out, 8);
+	CHECK(n == 0 && rx.nr_asked == 0,
+	      "complete: no gaps, and the asks were dropped (%u left)",
+	      rx.nr_asked);
+
+	/* a message nobody has sent a byte of yet */
+	shoal_rx_init(&rx, 3000);
+	n = shoal_rx_gaps(&rx, 0, 0, 100, 0, out, 8);
+	CHECK_EQ(n, 0, "bound 0: nothing expected yet");
+	n = shoal_rx_gaps(&rx, 1400, 0, 100, 1400, out, 8);
+	CHECK_RANGES(out, n, "0-1400", "nothing received: the whole prefix");
+	n = shoal_rx_gaps(&rx, 3000, 0, 0, 1400, out, 8);
+	CHECK_RANGES(out, n, "0-1400,1400-2800,2800-3000",
+		     "an interval of 0: asked again every call");
+}
+
+static void test_trimmed(void)
+{
+	struct shoal_rx_ranges rx;
+	struct shoal_range out[SHOAL_RX_ASKED];
+	u32 n;
+
+	shoal_rx_init(&rx, 5000);
+	shoal_rx_add(&rx, 0, 1000);
+	n = shoal_rx_trimmed(&rx, 1000, 1000, 10, out, 4);
+	CHECK_RANGES(out, n, "1000-2000", "trimmed 1000-2000: ask for it now");
+	n = shoal_rx_gaps(&rx, 5000, 11, 100, 0, out, 4);
+	CHECK_RANGES(out, n, "2000-5000",
+		     "the timeout path does not ask for the trimmed range again");
+	n = shoal_rx_trimmed(&rx, 2000, 1000, 20, out, 4);
+	CHECK_RANGES(out, n, "2000-3000",
+		     "a resend trimmed again: asked again at once");
+	n = shoal_rx_gaps(&rx, 5000, 111, 100, 0, out, 4);
+	CHECK_RANGES(out, n, "1000-2000,3000-5000",
+		     "at 111: the first ask and the rest of 2000-5000 are due, not 2000-3000");
+	CHECK_EQ(shoal_rx_add(&rx, 1000, 1000), 1000,
+		 "the resent payload arrives: 1000 new");
+	CHECK_EQ(shoal_rx_add(&rx, 1000, 1000), 0,
+		 "an unsolicited copy of it: a duplicate");
+	n = shoal_rx_trimmed(&rx, 500, 1000, 30, out, 4);
+	CHECK_EQ(n, 0, "a trimmed duplicate of received bytes: nothing to ask");
+	shoal_rx_add(&rx, 2200, 100);
+	shoal_rx_add(&rx, 2500, 100);
+	n = shoal_rx_trimmed(&rx, 2000, 1000, 40, out, 4);
+	CHECK_RANGES(out, n, "2000-2200,2300-2500,2600-3000",
+		     "trimmed over received islands: only the missing parts");
+	n = shoal_rx_trimmed(&rx, 2000, 1000, 50, out, 2);
+	CHECK_RANGES(out, n, "2000-2200,2300-2500", "at most max_out of them");
+	n = shoal_rx_trimmed(&rx, 4990, 11, 60, out, 4);
+	CHECK_EQ(n, 0, "trimmed past msg_len: ignored");
+	n = shoal_rx_gaps(&rx, 5000, 139, 100, 0, out, 4);
+	CHECK_RANGES(out, n, "", "at 139 nothing is due");
+	n = shoal_rx_gaps(&rx, 5000, 145, 100, 0, out, 4);
+	CHECK_RANGES(out, n, "2600-3000",
+		     "at 145: only the part trimmed at 40 and not again at 50");
+}
+
+static void test_ask_table_bound(void)
+{
+	struct shoal_rx_ranges rx;
+	struct shoal_range out[SHOAL_RX_ASKED + 8];
+	u32 i, n;
+
+	shoal_rx_init(&rx, 100000);
+	for (i = 0; i < SHOAL_RX_ASKED + 4; i++)
+		shoal_rx_trimmed(&rx, i * 1000, 500, i, out, 1);
+	CHECK(rx.nr_asked == SHOAL_RX_ASKED && rx.forgotten == 4,
+	      "20 asks at different times: the table holds %u and forgot %u",
+	      rx.nr_asked, rx.forgotten);
+	CHECK(rx.asked[0].start == 4000 && rx.asked[0].at == 4,
+	      "the oldest asks went first (lowest kept %u at %llu)",
+	      rx.asked[0].start, (unsigned long long)rx.asked[0].at);
+	n = shoal_rx_gaps(&rx, 20000, 20, 100, 0, out, SHOAL_RX_ASKED + 8);
+	CHECK_RANGES(out, n,
+		     "0-4000,4500-5000,5500-6000,6500-7000,7500-8000,8500-9000,9500-10000,10500-11000,11500-12000,12500-13000,13500-14000,14500-15000,15500-16000,16500-17000,17500-18000,18500-19000",
+		     "forgotten asks are due again; at most SHOAL_RX_ASKED pieces");
+}
+
+static void test_tiny_and_huge(void)
+{
+	struct shoal_rx_ranges rx;
+	struct shoal_range out[8];
+	u32 n;
+
+	shoal_rx_init(&rx, 0);
+	CHECK(shoal_rx_complete(&rx) && shoal_rx_gaps(&rx, 10, 0, 1, 0, out, 8) == 0,
+	      "msg_len 0: complete, no gaps");
+	shoal_rx_init(&rx, 1);
+	n = shoal_rx_gaps(&rx, 1, 0, 1, 0, out, 8);
+	CHECK_RANGES(out, n, "0-1", "msg_len 1: the one byte is a gap");
+	CHECK_EQ(shoal_rx_add(&rx, 0, 2), SHOAL_RX_INVALID, "msg_len 1: 2 bytes invalid");
+	CHECK_EQ(shoal_rx_add(&rx, 1, 1), SHOAL_RX_INVALID, "msg_len 1: offset 1 invalid");
+	CHECK_EQ(shoal_rx_add(&rx, 0, 1), 1, "msg_len 1: one new byte");
+	CHECK(shoal_rx_complete(&rx), "msg_len 1: complete");
+	CHECK_EQ(shoal_rx_add(&rx, 0, 1), 0, "msg_len 1: duplicate");
+
+	shoal_rx_init(&rx, 0xffffffffu);
+	CHECK_EQ(shoal_rx_add(&rx, 0xfffffff0u, 0xf), 15, "the last 15 bytes of 2^32 - 1");
+	CHECK_EQ(shoal_rx_add(&rx, 0xfffffff0u, 0x10), SHOAL_RX_INVALID,
+		 "one past 2^32 - 1: invalid");
+	n = shoal_rx_gaps(&rx, 0xffffffffu, 0, 10, 0x40000000u, out, 8);
+	CHECK_RANGES(out, n,
+		     "0-1073741824,1073741824-2147483648,2147483648-3221225472,3221225472-4294967280",
+		     "near 2^32: the gap in pieces of 2^30");
+	CHECK_EQ(shoal_rx_add(&rx, 0, 0xfffffff0u), 0xfffffff0u,
+		 "near 2^32: 4294967280 new bytes in one range");
+	CHECK(shoal_rx_complete(&rx) && shoal_rx_received(&rx) == 0xffffffffu &&
+	      shoal_rx_prefix(&rx) == 0xffffffffu,
+	      "near 2^32: complete, received 4294967295");
+	n = shoal_rx_trimmed(&rx, 0xffffff00u, 0xff, 1, out, 8);
+	CHECK_EQ(n, 0, "near 2^32: trimmed duplicate of the end asks nothing");
+}
+
+/* ---- sender ---- */
+
+struct piece {
+	int kind;
+	u32 off;
+	u32 len;
+};
+
+static struct piece next(struct shoal_tx_state *tx, u32 mss)
+{
+	struct piece p = { 0, 0, 0 };
+
+	p.kind = shoal_tx_next(tx, mss, &p.off, &p.len);
+	return p;
+}
+
+#define CHECK_PIECE(tx, mss, k, o, l, name)				\
+	do {								\
+		struct piece p_ = next(tx, mss);			\
+		CHECK(p_.kind == (k) && (p_.kind == SHOAL_TX_NONE ||	\
+		      (p_.off == (o) && p_.len == (l))),		\
+		      "%s: kind %d off %u len %u", name, p_.kind,	\
+		      p_.off, p_.len);					\
+	} while (0)
+
+static void test_tx_order(void)
+{
+	struct shoal_tx_state tx;
+
+	shoal_tx_init(&tx, 10000, 3000);
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 0, 1400, "unscheduled 1");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 1400, 1400, "unscheduled 2");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 2800, 200,
+		    "the unscheduled prefix ends at 3000: a short piece");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NONE, 0, 0, "no credit: nothing");
+	CHECK_EQ(shoal_tx_sendable(&tx), 0, "nothing sendable");
+	shoal_tx_credit(&tx, 1400);
+	CHECK_EQ(tx.authorised, 4400, "a credit of 1400: authorised 4400");
+	CHECK_EQ(shoal_tx_resend(&tx, 1400, 100), 100, "RESEND 1400-1500 queued");
+	CHECK_EQ(shoal_tx_sendable(&tx), 1500, "sendable: 100 resend + 1400 new");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_RESEND, 1400, 100, "the resend goes first");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 3000, 1400, "then new data");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NONE, 0, 0, "credit used up");
+	CHECK_EQ(shoal_tx_resend(&tx, 4000, 2000), 400,
+		 "a RESEND reaching past what was sent: only 4000-4400 queued");
+	CHECK_EQ(shoal_tx_resend(&tx, 0, 3000), 3000, "RESEND 0-3000");
+	CHECK_EQ(tx.nr_resend, 2, "two requests");
+	shoal_tx_authorise(&tx, 10000);
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_RESEND, 0, 1400, "lowest resend first");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_RESEND, 1400, 1400, "in MSS pieces");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_RESEND, 2800, 200, "to the end of its range");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_RESEND, 4000, 400, "then the next request");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 4400, 1400, "then new data");
+	CHECK_EQ(shoal_tx_resend(&tx, 4400, 1400), 1400,
+		 "a piece the caller could not send goes back");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_RESEND, 4400, 1400, "and is sent next");
+	CHECK_PIECE(&tx, 0, SHOAL_TX_NONE, 0, 0, "mss 0: nothing");
+}
+
+static void test_tx_end(void)
+{
+	struct shoal_tx_state tx;
+
+	shoal_tx_init(&tx, 5000, 5000);
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 0, 1400, "piece 1");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 1400, 1400, "piece 2");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 2800, 1400, "piece 3");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 4200, 800, "the last piece is 800");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NONE, 0, 0, "nothing past msg_len");
+	CHECK(shoal_tx_idle(&tx) && !shoal_tx_done(&tx), "all sent, not acked");
+	shoal_tx_authorise(&tx, 9000);
+	CHECK_EQ(tx.authorised, 5000, "a grant past msg_len is clipped");
+	shoal_tx_ack(&tx, 5000);
+	CHECK(shoal_tx_done(&tx), "acked: done");
+
+	shoal_tx_init(&tx, 1, 0);
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NONE, 0, 0, "msg_len 1, no credit yet");
+	shoal_tx_credit(&tx, 1400);
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 0, 1, "msg_len 1: one byte");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NONE, 0, 0, "msg_len 1: then nothing");
+
+	shoal_tx_init(&tx, 0xffffffffu, 0xfffff000u);
+	tx.next_off = 0xffffe000u;	/* most of it sent already */
+	shoal_tx_credit(&tx, 0xffffffffu);
+	CHECK_EQ(tx.authorised, 0xffffffffu, "a huge credit saturates at msg_len");
+	CHECK_PIECE(&tx, 0x1000, SHOAL_TX_NEW, 0xffffe000u, 0x1000, "near 2^32: 4096");
+	CHECK_PIECE(&tx, 0x1000, SHOAL_TX_NEW, 0xfffff000u, 0xfff,
+		    "near 2^32: the last piece is 4095");
+	CHECK_PIECE(&tx, 0x1000, SHOAL_TX_NONE, 0, 0, "near 2^32: nothing after");
+	CHECK_EQ(shoal_tx_resend(&tx, 0xfffffff0u, 0x20), 0xf,
+		 "near 2^32: a resend past the end is clipped to 15 bytes");
+	CHECK_PIECE(&tx, 0x1000, SHOAL_TX_RESEND, 0xfffffff0u, 0xf, "near 2^32: resent");
+}
+
+static void test_tx_queue(void)
+{
+	struct shoal_tx_state tx;
+	u32 i;
+
+	shoal_tx_init(&tx, 100000, 100000);
+	while (shoal_tx_next(&tx, 50000, &i, &i) == SHOAL_TX_NEW)
 		;
-	CHECK_EQ(m.next, 5000, "then up to the end, no further");
-	for (off = 0; off < SHOAL_TX_RESENDS; off++)
-		shoal_tx_resend(&m, off * 100, 10);
-	CHECK(!shoal_tx_resend(&m, 4000, 10) && m.n == SHOAL_TX_RESENDS,
-	      "a full resend queue refuses another range");
-	CHECK(!shoal_tx_next(&m, 0, &off, &len, &retx), "mss 0 sends nothing");
+	CHECK_EQ(tx.next_off, 100000, "everything sent");
+	CHECK_EQ(shoal_tx_resend(&tx, 0, 100), 100, "0-100");
+	CHECK_EQ(shoal_tx_resend(&tx, 50, 100), 50, "50-150 overlaps: 50 more");
+	CHECK_EQ(shoal_tx_resend(&tx, 150, 10), 10, "150-160 touches: 10 more");
+	CHECK_EQ(shoal_tx_resend(&tx, 20, 30), 0, "inside: 0 more");
+	CHECK_RANGES(tx.resend, tx.nr_resend, "0-160", "merged into one");
+	for (i = 1; i <= SHOAL_TX_RESENDS; i++)
+		shoal_tx_resend(&tx, i * 1000, 100 + (i == 5 ? 850 : 0));
+	CHECK_EQ(tx.nr_resend, SHOAL_TX_RESENDS, "nine requests: the table holds 8");
+	CHECK_RANGES(tx.resend, tx.nr_resend,
+		     "0-160,1000-1100,2000-2100,3000-3100,4000-4100,5000-6100,7000-7100,8000-8100",
+		     "the two closest (5000-5950 and 6000-6100) merged");
+	CHECK_EQ(shoal_tx_queued(&tx), 160 + 6 * 100 + 1100,
+		 "queued bytes include the 50 between them");
+	CHECK_EQ(shoal_tx_resend(&tx, 8110, 10), 10 + 10,
+		 "a ninth 8110-8120: merged with 8000-8100, the closest pair");
+	CHECK_RANGES(tx.resend, tx.nr_resend,
+		     "0-160,1000-1100,2000-2100,3000-3100,4000-4100,5000-6100,7000-7100,8000-8120",
+		     "the last pair merged");
+	shoal_tx_ack(&tx, 3050);
+	CHECK_RANGES(tx.resend, tx.nr_resend,
+		     "3050-3100,4000-4100,5000-6100,7000-7100,8000-8120",
+		     "an ack to 3050 drops and cuts what it covers");
+	CHECK_EQ(shoal_tx_resend(&tx, 0, 3000), 0, "a request below the ack: nothing");
+	shoal_tx_ack(&tx, 1000);
+	CHECK_EQ(tx.acked, 3050, "acks never go back");
+	shoal_tx_ack(&tx, 200000);
+	CHECK(tx.acked == 100000 && tx.nr_resend == 0 && shoal_tx_done(&tx),
+	      "an ack past msg_len: clipped, queue empty, done");
 }
 
 int main(void)
 {
-	test_rx_order();
-	test_rx_full();
-	test_rx_gaps();
-	test_tx();
+	test_in_order();
+	test_reverse();
+	test_overlaps();
+	test_full_table();
+	test_gaps();
+	test_trimmed();
+	test_ask_table_bound();
+	test_tiny_and_huge();
+	test_tx_order();
+	test_tx_end();
+	test_tx_queue();
 	return unit_done();
 }
