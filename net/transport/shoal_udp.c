@@ -69,26 +69,45 @@ free:
 	return 0;
 }
 
-static int shoal_udp_create(struct net *net, int port, struct socket **sockp)
+/* A UDP socket of @family on @port whose packets all come to us: it is
+ * a tunnel socket before it is bound (udp_sock_create() binds first, and
+ * a packet in between would sit in its receive queue, uncounted).
+ */
+static int shoal_udp_bind(struct shoal_net *sn, int family, int port,
+			  struct socket **sockp)
 {
-	struct udp_port_cfg cfg = {
-		.local_udp_port = htons(port),
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = sn,
+		.encap_type = 1,
+		.encap_rcv = shoal_udp_rcv,
 	};
-	int err = -EAFNOSUPPORT;
+	struct sockaddr_in6 a6 = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+	};
+	struct sockaddr_in a4 = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+	};
+	struct socket *sock;
+	int err;
 
-	if (IS_ENABLED(CONFIG_IPV6)) {
-		cfg.family = AF_INET6;
-		cfg.ipv6_v6only = 0;
-		cfg.use_udp6_rx_checksums = 1;
-		cfg.use_udp6_tx_checksums = 1;
-		err = udp_sock_create(net, &cfg, sockp);
+	err = sock_create_kern(sn->net, family, SOCK_DGRAM, 0, &sock);
+	if (err)
+		return err;
+	if (family == AF_INET6)
+		sock->sk->sk_ipv6only = false;	/* IPv4 too, mapped */
+	setup_udp_tunnel_sock(sn->net, sock, &tcfg);
+	if (family == AF_INET6)
+		err = kernel_bind(sock, (struct sockaddr *)&a6, sizeof(a6));
+	else
+		err = kernel_bind(sock, (struct sockaddr *)&a4, sizeof(a4));
+	if (err) {
+		sock_release(sock);	/* never bound: no packet reached it */
+		return err;
 	}
-	if (err == -EAFNOSUPPORT) {	/* booted with ipv6.disable=1 */
-		cfg.family = AF_INET;
-		cfg.use_udp_checksums = 1;
-		err = udp_sock_create(net, &cfg, sockp);
-	}
-	return err;
+	*sockp = sock;
+	return 0;
 }
 
 /* Listen on @port instead of the current port; on failure the old
@@ -96,19 +115,16 @@ static int shoal_udp_create(struct net *net, int port, struct socket **sockp)
  */
 int shoal_udp_open(struct shoal_net *sn, int port)
 {
-	struct udp_tunnel_sock_cfg tcfg = {
-		.sk_user_data = sn,
-		.encap_type = 1,
-		.encap_rcv = shoal_udp_rcv,
-	};
 	struct socket *sock, *old;
-	int err;
+	int err = -EAFNOSUPPORT;
 
 	lockdep_assert_held(&sn->lock);
-	err = shoal_udp_create(sn->net, port, &sock);
+	if (IS_ENABLED(CONFIG_IPV6))
+		err = shoal_udp_bind(sn, AF_INET6, port, &sock);
+	if (err == -EAFNOSUPPORT)	/* booted with ipv6.disable=1 */
+		err = shoal_udp_bind(sn, AF_INET, port, &sock);
 	if (err)
 		return err;
-	setup_udp_tunnel_sock(sn->net, sock, &tcfg);
 	old = sn->sock;
 	sn->sock = sock;
 	sn->udp_port = port;

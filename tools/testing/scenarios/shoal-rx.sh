@@ -127,12 +127,13 @@ done
 # 6. the port moved back and forth while packets stream to both ports:
 #    no packet is lost to the move itself (each one UDP delivers is
 #    counted once), and nothing breaks
+# both counts before the first packet, so that they cover the same ones
+udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
+before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
 ip netns exec "$A" "$SHOAL_CRAFT" flood 4000 10.77.0.2 5000 &
 f1=$!
 ip netns exec "$A" "$SHOAL_CRAFT" flood 4000 10.77.0.2 5002 &
 f2=$!
-udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
-before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
 moves=0
 for _ in $(seq 20); do
 	ip netns exec "$B" sh -c 'sysctl -qw net.shoal.udp_port=5002 &&
