@@ -16,6 +16,10 @@
 #define _SHOAL_IMPL_H
 
 #include <linux/mutex.h>
+#include <linux/ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <net/ipv6.h>
 #include <linux/percpu.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
@@ -31,6 +35,23 @@ enum shoal_stat {
 	SHOAL_STAT_RX_CE,
 	SHOAL_STAT_RX_DROP_NOMEM,
 	SHOAL_STAT_RX_DROP_NO_SOCKET,
+	SHOAL_STAT_RX_DROP_NO_MSG,	/* control for a message we lack */
+	SHOAL_STAT_RX_DROP_MISMATCH,	/* msg_len differs from the message's */
+	SHOAL_STAT_RX_DROP_RCVBUF,	/* DATA over the socket's SO_RCVBUF */
+	SHOAL_STAT_RX_DROP_FRAGMENTED,	/* DATA making too many islands */
+	SHOAL_STAT_RX_DUP_PACKETS,	/* DATA with no new byte */
+	SHOAL_STAT_RX_DUP_BYTES,	/* payload bytes that arrived again */
+	SHOAL_STAT_RX_RESEND_TRIMMED,	/* RESENDs at once for trimmed data */
+	SHOAL_STAT_RX_MSGS,		/* messages complete */
+	SHOAL_STAT_TX_PACKETS,
+	SHOAL_STAT_TX_BYTES,
+	SHOAL_STAT_TX_DROP_NOROUTE,	/* no route to the peer */
+	SHOAL_STAT_TX_DROP_NOMEM,	/* no memory for a packet */
+	SHOAL_STAT_TX_MSGS,		/* messages sendmsg() took */
+	SHOAL_STAT_TX_ACKED,		/* of which acknowledged */
+	SHOAL_STAT_TX_TIMEOUT,		/* of which timed out */
+	SHOAL_STAT_TX_REFUSED,		/* of which refused: no socket there */
+	SHOAL_STAT_TX_RETX_PACKETS,	/* DATA sent again */
 	SHOAL_STAT_NR
 };
 
@@ -38,7 +59,21 @@ struct shoal_stats {
 	u64 c[SHOAL_STAT_NR];
 	u64 rx_type[SHOAL_WIRE_TYPES];		/* parsed, by type */
 	u64 rx_bad[SHOAL_WIRE_NR_REASONS];	/* dropped, by reason */
+	u64 tx_type[SHOAL_WIRE_TYPES];		/* sent, by type */
 };
+
+/* The endpoints' settings, net.shoal.* (shoal_sysctl.c) */
+struct shoal_cfg {
+	u32 mss;		/* most payload bytes in a DATA packet */
+	u32 bdp;		/* bytes a message may have in flight */
+	u32 unsch_thresh;	/* longer messages send nothing unscheduled */
+	u32 resend_ms;		/* silence before a RESEND or a probe */
+	u32 timeout_resends;	/* silent intervals before a message fails */
+	u32 rcvbuf;		/* a new socket's SO_RCVBUF */
+	u32 sndbuf;		/* a new socket's SO_SNDBUF */
+};
+
+#define SHOAL_PORT_HASH		256
 
 struct shoal_net {
 	struct net *net;
@@ -46,6 +81,10 @@ struct shoal_net {
 	struct socket *sock;		/* the UDP socket, or NULL */
 	int udp_port;			/* net.shoal.udp_port */
 	u32 max_msg_len;		/* net.shoal.max_msg_len */
+	struct shoal_cfg cfg;		/* read with READ_ONCE() */
+	spinlock_t ports_lock;		/* writers of ports[] */
+	struct hlist_head ports[SHOAL_PORT_HASH];	/* bound sockets, RCU */
+	u32 next_port;			/* where automatic ports are tried */
 	struct ctl_table_header *sysctl;
 	struct shoal_stats __percpu *stats;
 };
@@ -68,9 +107,52 @@ static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)
 	this_cpu_inc(sn->stats->c[s]);
 }
 
+static inline void shoal_stat_tx(struct shoal_net *sn, u8 type, u32 len)
+{
+	this_cpu_inc(sn->stats->tx_type[type & 0x0f]);
+	this_cpu_inc(sn->stats->c[SHOAL_STAT_TX_PACKETS]);
+	this_cpu_add(sn->stats->c[SHOAL_STAT_TX_BYTES], len);
+}
+
+/* A peer: an address of either family (IPv4 mapped into IPv6) and a Shoal
+ * port, in host order
+ */
+struct shoal_addr {
+	struct in6_addr ip;
+	u16 port;
+};
+
+static inline bool shoal_addr_eq(const struct shoal_addr *a,
+				 const struct shoal_addr *b)
+{
+	return a->port == b->port && ipv6_addr_equal(&a->ip, &b->ip);
+}
+
+/* A packet built under a lock, queued to be sent once it is dropped */
+struct shoal_tx_cb {
+	struct shoal_addr dst;
+	u8 type;
+};
+
+#define SHOAL_TX_CB(skb)	((struct shoal_tx_cb *)(skb)->cb)
+#define SHOAL_MSS_MIN		256	/* no DATA packet carries less */
+
 /* shoal_udp.c */
 int shoal_udp_open(struct shoal_net *sn, int port);
 void shoal_udp_close(struct shoal_net *sn);
+struct sk_buff *shoal_pkt_alloc(const struct shoal_wire_pkt *p, u32 payload,
+				gfp_t gfp);
+void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
+		struct sk_buff *skb, u8 type);
+void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q);
+u32 shoal_path_mss(struct shoal_net *sn, const struct shoal_addr *dst);
+
+/* shoal_sock.c */
+int shoal_sock_register(void);
+void shoal_sock_unregister(void);
+void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
+		    const struct shoal_wire_pkt *pkt,
+		    const struct shoal_addr *src, bool ce);
 
 /* shoal_sysctl.c */
 int shoal_sysctl_init(struct shoal_net *sn);

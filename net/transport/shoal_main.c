@@ -9,6 +9,7 @@
  * the pernet machinery; see shoal_impl.h for the rest.
  */
 #include <linux/module.h>
+#include <linux/random.h>
 
 #include "shoal_impl.h"
 
@@ -19,14 +20,30 @@ MODULE_PARM_DESC(udp_port,
 
 unsigned int shoal_net_id __read_mostly;
 
+/* A new namespace's net.shoal.* (Documentation/shoal.md) */
+static const struct shoal_cfg shoal_cfg_default = {
+	.mss = 1400,
+	.bdp = 65536,
+	.unsch_thresh = 65536,
+	.resend_ms = 10,
+	.timeout_resends = 50,
+	.rcvbuf = 4 << 20,
+	.sndbuf = 4 << 20,
+};
+
 static int __net_init shoal_net_init(struct net *net)
 {
 	struct shoal_net *sn = shoal_net(net);
-	int err;
+	int err, i;
 
 	sn->net = net;
 	mutex_init(&sn->lock);
+	spin_lock_init(&sn->ports_lock);
+	for (i = 0; i < SHOAL_PORT_HASH; i++)
+		INIT_HLIST_HEAD(&sn->ports[i]);
+	sn->next_port = get_random_u32();
 	sn->max_msg_len = SHOAL_MSG_DEFAULT;
+	sn->cfg = shoal_cfg_default;
 	sn->stats = alloc_percpu(struct shoal_stats);
 	if (!sn->stats)
 		return -ENOMEM;
@@ -81,17 +98,30 @@ static struct pernet_operations shoal_net_ops = {
 	.size = sizeof(struct shoal_net),
 };
 
+/* The namespaces first: a socket created the moment the protocol is
+ * registered finds its namespace's state
+ */
 static int __init shoal_init(void)
 {
+	int err;
+
 	if (udp_port < 1 || udp_port > 65535) {
 		pr_err("shoal: udp_port %d is not a port\n", udp_port);
 		return -EINVAL;
 	}
-	return register_pernet_subsys(&shoal_net_ops);
+	err = register_pernet_subsys(&shoal_net_ops);
+	if (err)
+		return err;
+	err = shoal_sock_register();
+	if (err)
+		unregister_pernet_subsys(&shoal_net_ops);
+	return err;
 }
 
+/* No socket is open (each holds the module) */
 static void __exit shoal_exit(void)
 {
+	shoal_sock_unregister();
 	unregister_pernet_subsys(&shoal_net_ops);
 }
 

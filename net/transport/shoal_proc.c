@@ -18,6 +18,23 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_CE] = "rx_ce",
 	[SHOAL_STAT_RX_DROP_NOMEM] = "rx_drop_nomem",
 	[SHOAL_STAT_RX_DROP_NO_SOCKET] = "rx_drop_no_socket",
+	[SHOAL_STAT_RX_DROP_NO_MSG] = "rx_drop_no_msg",
+	[SHOAL_STAT_RX_DROP_MISMATCH] = "rx_drop_mismatch",
+	[SHOAL_STAT_RX_DROP_RCVBUF] = "rx_drop_rcvbuf",
+	[SHOAL_STAT_RX_DROP_FRAGMENTED] = "rx_drop_fragmented",
+	[SHOAL_STAT_RX_DUP_PACKETS] = "rx_dup_packets",
+	[SHOAL_STAT_RX_DUP_BYTES] = "rx_dup_bytes",
+	[SHOAL_STAT_RX_RESEND_TRIMMED] = "rx_resend_trimmed",
+	[SHOAL_STAT_RX_MSGS] = "rx_msgs",
+	[SHOAL_STAT_TX_PACKETS] = "tx_packets",
+	[SHOAL_STAT_TX_BYTES] = "tx_bytes",
+	[SHOAL_STAT_TX_DROP_NOROUTE] = "tx_drop_noroute",
+	[SHOAL_STAT_TX_DROP_NOMEM] = "tx_drop_nomem",
+	[SHOAL_STAT_TX_MSGS] = "tx_msgs",
+	[SHOAL_STAT_TX_ACKED] = "tx_acked",
+	[SHOAL_STAT_TX_TIMEOUT] = "tx_timeout",
+	[SHOAL_STAT_TX_REFUSED] = "tx_refused",
+	[SHOAL_STAT_TX_RETX_PACKETS] = "tx_retx_packets",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)
@@ -45,6 +62,13 @@ static int shoal_stats_show(struct seq_file *seq, void *v)
 		seq_printf(seq, "rx_%s %llu\n", shoal_wire_type_name(i),
 			   shoal_stat_sum(sn, offsetof(struct shoal_stats,
 						       rx_type[i])));
+	}
+	for (i = 0; i < SHOAL_WIRE_TYPES; i++) {
+		if (!shoal_wire_type_name(i))
+			continue;
+		seq_printf(seq, "tx_%s %llu\n", shoal_wire_type_name(i),
+			   shoal_stat_sum(sn, offsetof(struct shoal_stats,
+						       tx_type[i])));
 	}
 	for (i = 1; i < SHOAL_WIRE_NR_REASONS; i++)
 		seq_printf(seq, "rx_drop_%s %llu\n", shoal_wire_reason_name(i),

@@ -16,6 +16,11 @@ static int shoal_port_min = 1;
 static int shoal_port_max = 65535;
 static u32 shoal_msg_min = SHOAL_MSG_MIN_MAX;
 static u32 shoal_msg_max = SHOAL_MSG_LIMIT;
+static u32 shoal_mss_min = SHOAL_MSS_MIN;
+static u32 shoal_mss_max = 65000;
+static u32 shoal_ms_max = 60000;
+static u32 shoal_resends_max = 100000;
+static u32 shoal_buf_min = 4096;
 
 /* A new port opens a new socket first: a port in use is refused and the
  * old one stays.
@@ -54,6 +59,62 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= &shoal_msg_min,
 		.extra2		= &shoal_msg_max,
 	},
+	{
+		.procname	= "mss",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_mss_min,
+		.extra2		= &shoal_mss_max,
+	},
+	{
+		.procname	= "bdp",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_mss_min,
+		.extra2		= &shoal_msg_max,
+	},
+	{
+		.procname	= "unsch_thresh",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_msg_max,
+	},
+	{
+		.procname	= "resend_ms",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_ms_max,
+	},
+	{
+		.procname	= "timeout_resends",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_resends_max,
+	},
+	{
+		.procname	= "rcvbuf",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_buf_min,
+		.extra2		= SYSCTL_INT_MAX,
+	},
+	{
+		.procname	= "sndbuf",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_buf_min,
+		.extra2		= SYSCTL_INT_MAX,
+	},
 	{ }
 };
 
@@ -67,6 +128,13 @@ int shoal_sysctl_init(struct shoal_net *sn)
 		return -ENOMEM;
 	t[0].extra2 = sn;
 	t[1].data = &sn->max_msg_len;
+	t[2].data = &sn->cfg.mss;
+	t[3].data = &sn->cfg.bdp;
+	t[4].data = &sn->cfg.unsch_thresh;
+	t[5].data = &sn->cfg.resend_ms;
+	t[6].data = &sn->cfg.timeout_resends;
+	t[7].data = &sn->cfg.rcvbuf;
+	t[8].data = &sn->cfg.sndbuf;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

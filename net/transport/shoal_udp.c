@@ -6,8 +6,13 @@
  * checksum verified.  One socket takes both families: AF_INET6 without
  * v6only, or AF_INET where IPv6 is off.
  *
+ * Packets leave through udp_tunnel_xmit_skb() (or its IPv6 twin) from a
+ * random source port each, so that ECMP spreads a message's packets, to
+ * the namespace's Shoal port at the peer.
+ *
  * Locking: see shoal_impl.h.  shoal_udp_rcv() runs in softirq context
- * under RCU, on the socket of the namespace it counts for.
+ * under RCU, on the socket of the namespace it counts for.  Sending takes
+ * no lock and may run in any context but hard interrupts.
  */
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -15,6 +20,9 @@
 #include <linux/udp.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 #include <net/udp_tunnel.h>
 
 #include "shoal_impl.h"
@@ -30,6 +38,17 @@ static bool shoal_rx_ce(const struct sk_buff *skb)
 	return INET_ECN_is_ce(dsfield);
 }
 
+/* The sender of a datagram: IPv4 mapped into IPv6 */
+static void shoal_rx_source(const struct sk_buff *skb, u16 port,
+			    struct shoal_addr *a)
+{
+	if (ip_hdr(skb)->version == 4)
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &a->ip);
+	else
+		a->ip = ipv6_hdr(skb)->saddr;
+	a->port = port;
+}
+
 /* One datagram, skb->data at its UDP header.  Returns 0: consumed.  The
  * namespace's state comes from the socket's namespace, not from
  * sk_user_data: a socket being closed (a port move) has that cleared
@@ -39,7 +58,9 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct shoal_net *sn = shoal_net(sock_net(sk));
 	struct shoal_wire_pkt pkt;
+	struct shoal_addr src;
 	u32 len, head;
+	bool ce;
 	int err;
 
 	len = skb->len - sizeof(struct udphdr);
@@ -60,10 +81,12 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	this_cpu_inc(sn->stats->rx_type[pkt.type]);
 	if (pkt.trimmed)
 		shoal_stat_inc(sn, SHOAL_STAT_RX_TRIMMED);
-	if (shoal_rx_ce(skb))
+	ce = shoal_rx_ce(skb);
+	if (ce)
 		shoal_stat_inc(sn, SHOAL_STAT_RX_CE);
-	/* no endpoint takes packets yet: counted, dropped */
-	shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
+	shoal_rx_source(skb, pkt.sport, &src);
+	shoal_sock_rcv(sn, skb, &pkt, &src, ce);
+	return 0;
 free:
 	kfree_skb(skb);
 	return 0;
@@ -143,4 +166,157 @@ void shoal_udp_close(struct shoal_net *sn)
 	if (sn->sock)
 		udp_tunnel_sock_release(sn->sock);
 	sn->sock = NULL;
+}
+
+/* Room before a packet's Shoal header for UDP, IP and the link */
+#define SHOAL_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct udphdr))
+
+/* A packet with header @p and room for @payload bytes, which the caller
+ * adds with skb_put_data(); NULL without memory
+ */
+struct sk_buff *shoal_pkt_alloc(const struct shoal_wire_pkt *p, u32 payload,
+				gfp_t gfp)
+{
+	struct sk_buff *skb;
+	u8 hdr[SHOAL_HDR_MAX];
+	u32 n;
+
+	n = shoal_wire_build(hdr, p);
+	skb = alloc_skb(SHOAL_HEADROOM + n + payload, gfp);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, SHOAL_HEADROOM);
+	skb_put_data(skb, hdr, n);
+	return skb;
+}
+
+/* DSCP CS6 for control packets, DSCP 0 with ECT(0) for data
+ * (Documentation/wire.md)
+ */
+static u8 shoal_tos(u8 type)
+{
+	return type == SHOAL_T_DATA ? INET_ECN_ECT_0 : 48 << 2;
+}
+
+static __be16 shoal_src_port(void)
+{
+	return htons(0xc000 | (get_random_u16() & 0x3fff));
+}
+
+static int shoal_xmit4(struct shoal_net *sn, const struct shoal_addr *dst,
+		       struct sk_buff *skb, u8 tos)
+{
+	struct flowi4 fl4 = {
+		.daddr = dst->ip.s6_addr32[3],
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(tos),
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(sn->net, &fl4);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
+	udp_tunnel_xmit_skb(rt, NULL, skb, fl4.saddr, fl4.daddr, tos,
+			    ip4_dst_hoplimit(&rt->dst), 0, shoal_src_port(),
+			    htons(READ_ONCE(sn->udp_port)), false, false);
+	return 0;
+}
+
+static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
+		       struct sk_buff *skb, u8 tos)
+{
+	struct flowi6 fl6 = {
+		.daddr = dst->ip,
+		.flowi6_proto = IPPROTO_UDP,
+		.flowlabel = ip6_make_flowinfo(tos, 0),
+	};
+	struct dst_entry *d;
+
+	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_stub->ipv6_dst_lookup_flow)
+		return -EAFNOSUPPORT;
+	d = ipv6_stub->ipv6_dst_lookup_flow(sn->net, NULL, &fl6, NULL);
+	if (IS_ERR(d))
+		return PTR_ERR(d);
+	udp_tunnel6_xmit_skb(d, NULL, skb, d->dev, &fl6.saddr, &fl6.daddr,
+			     tos, ip6_dst_hoplimit(d), 0, shoal_src_port(),
+			     htons(READ_ONCE(sn->udp_port)), false);
+	return 0;
+}
+
+/* Send @skb (a packet of @type from shoal_pkt_alloc()) to @dst's Shoal
+ * port; it is consumed, and counted as sent or dropped
+ */
+void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
+		struct sk_buff *skb, u8 type)
+{
+	u32 len = skb->len;
+	int err;
+
+	if (ipv6_addr_v4mapped(&dst->ip))
+		err = shoal_xmit4(sn, dst, skb, shoal_tos(type));
+	else
+		err = shoal_xmit6(sn, dst, skb, shoal_tos(type));
+	if (err) {
+		shoal_stat_inc(sn, SHOAL_STAT_TX_DROP_NOROUTE);
+		kfree_skb(skb);
+		return;
+	}
+	shoal_stat_tx(sn, type, len);
+}
+
+/* Send a queue of packets built under a lock, once it is dropped: each
+ * skb's cb holds its destination (struct shoal_tx_cb)
+ */
+void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(q))) {
+		struct shoal_tx_cb cb = *SHOAL_TX_CB(skb);
+
+		memset(skb->cb, 0, sizeof(skb->cb));
+		shoal_xmit(sn, &cb.dst, skb, cb.type);
+	}
+}
+
+/* Payload bytes of a full DATA packet to @dst: the path's MTU less the
+ * headers, at most net.shoal.mss
+ */
+u32 shoal_path_mss(struct shoal_net *sn, const struct shoal_addr *dst)
+{
+	u32 mss = READ_ONCE(sn->cfg.mss), mtu = 1500, hdr;
+
+	if (ipv6_addr_v4mapped(&dst->ip)) {
+		struct flowi4 fl4 = {
+			.daddr = dst->ip.s6_addr32[3],
+			.flowi4_proto = IPPROTO_UDP,
+		};
+		struct rtable *rt = ip_route_output_key(sn->net, &fl4);
+
+		hdr = sizeof(struct iphdr);
+		if (!IS_ERR(rt)) {
+			mtu = dst_mtu(&rt->dst);
+			ip_rt_put(rt);
+		}
+	} else {
+		struct flowi6 fl6 = {
+			.daddr = dst->ip,
+			.flowi6_proto = IPPROTO_UDP,
+		};
+		struct dst_entry *d = ERR_PTR(-EAFNOSUPPORT);
+
+		hdr = sizeof(struct ipv6hdr);
+		if (IS_ENABLED(CONFIG_IPV6) && ipv6_stub->ipv6_dst_lookup_flow)
+			d = ipv6_stub->ipv6_dst_lookup_flow(sn->net, NULL,
+							   &fl6, NULL);
+		if (!IS_ERR(d)) {
+			mtu = dst_mtu(d);
+			dst_release(d);
+		}
+	}
+	hdr += sizeof(struct udphdr) + SHOAL_HDR_LEN;
+	if (mtu < hdr + SHOAL_MSS_MIN)
+		return SHOAL_MSS_MIN;
+	return min(mss, mtu - hdr);
 }

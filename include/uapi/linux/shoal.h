@@ -104,6 +104,56 @@ struct shoal_hdr {
 #define SHOAL_HDR_DEADLINE_LEN	40
 #define SHOAL_HDR_MAX		64
 
+/*
+ * The socket API (Documentation/shoal.md, shoal(7)).
+ *
+ *	fd = socket(AF_INET or AF_INET6, SOCK_DGRAM, IPPROTO_SIRD);
+ *
+ * sendmsg() sends one whole message to msg_name; it may carry one control
+ * message (level SOL_SHOAL, type SHOAL_CMSG_SEND) with struct
+ * shoal_send_args: ask for a response, answer a request, and learn the
+ * message's id.  recvmsg() returns one whole message with its sender in
+ * msg_name and a SHOAL_CMSG_RECV control message (struct shoal_recv_info).
+ * With MSG_ERRQUEUE it returns the failure of a message this socket sent:
+ * no data, the destination in msg_name, the id and the errno value in
+ * SHOAL_CMSG_RECV.
+ */
+#define SOL_SHOAL		299
+
+#define SHOAL_CMSG_SEND		1	/* sendmsg: struct shoal_send_args */
+#define SHOAL_CMSG_RECV		2	/* recvmsg: struct shoal_recv_info */
+
+/* shoal_send_args.flags and shoal_recv_info.flags */
+#define SHOAL_MSG_REQUEST	0x1	/* a request: its response comes back */
+#define SHOAL_MSG_RESPONSE	0x2	/* the response to request reply_to */
+
+struct shoal_send_args {
+	__u32	flags;		/* SHOAL_MSG_REQUEST or SHOAL_MSG_RESPONSE */
+	__u32	rsvd;		/* 0 */
+	__u64	reply_to;	/* with SHOAL_MSG_RESPONSE: the request's id */
+	__u64	id_addr;	/* 0, or where the message's id is written */
+};
+
+struct shoal_recv_info {
+	__u64	id;		/* the message's id (a response: its request's) */
+	__u32	flags;		/* SHOAL_MSG_REQUEST or SHOAL_MSG_RESPONSE */
+	__s32	error;		/* MSG_ERRQUEUE: why the message failed */
+};
+
+/* getsockopt(SOL_SHOAL, SHOAL_SOCK_STATS): struct shoal_sock_stats */
+#define SHOAL_SOCK_STATS	1
+
+struct shoal_sock_stats {
+	__u64	tx_msgs;	/* messages sendmsg() took */
+	__u64	tx_acked;	/* of which acknowledged by the receiver */
+	__u64	tx_failed;	/* of which failed (MSG_ERRQUEUE) */
+	__u64	rx_msgs;	/* messages complete, delivered or queued */
+	__u64	rx_dup_bytes;	/* payload bytes that arrived twice */
+	__u64	rx_drop_rcvbuf;	/* DATA packets over SO_RCVBUF, dropped */
+	__u32	tx_queued;	/* messages not yet acknowledged */
+	__u32	rx_queued;	/* messages waiting for recvmsg() */
+};
+
 static __inline__ __u8 shoal_ver_type(__u8 ver, __u8 type)
 {
 	return (__u8)((ver << 4) | (type & 0x0f));

@@ -9,7 +9,8 @@
   shoal_craft.py raw SRC DST PORT         2 IPv4 packets UDP must refuse
   shoal_craft.py udp COUNTER              this namespace's Udp COUNTER (snmp)
   shoal_craft.py delta BEFORE AFTER       what moved between two reads of
-                                          /proc/net/shoal/stats
+                                          /proc/net/shoal/stats (tx_*,
+                                          rx_packets, rx_bytes left out)
   shoal_craft.py vars BEFORE AFTER        the same as shell assignments,
                                           plus by_type and by_reason
 
@@ -178,6 +179,11 @@ def deltas(before, after):
     return {k: a[k] - b.get(k, 0) for k in a}
 
 
+# drops by the endpoint, after the parser counted a packet by type
+ENDPOINT_DROPS = ("rx_drop_no_socket", "rx_drop_no_msg", "rx_drop_mismatch",
+                  "rx_drop_rcvbuf", "rx_drop_fragmented")
+
+
 def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "list":
@@ -196,7 +202,8 @@ def main(argv):
     elif cmd == "delta":
         d = deltas(argv[2], argv[3])
         print(" ".join("%s+%d" % (k, v) for k, v in sorted(d.items())
-                       if v and k not in ("rx_packets", "rx_bytes")))
+                       if v and k not in ("rx_packets", "rx_bytes") and
+                       not k.startswith("tx_")))
     elif cmd == "vars":
         d = deltas(argv[2], argv[3])
         for k, v in sorted(d.items()):
@@ -204,7 +211,7 @@ def main(argv):
         print("by_type=%d" % sum(d.get("rx_" + t, 0) for t in TYPES))
         print("by_reason=%d" % sum(v for k, v in d.items()
                                    if k.startswith("rx_drop_") and
-                                   k != "rx_drop_no_socket"))
+                                   k not in ENDPOINT_DROPS))
     else:
         sys.exit(__doc__)
 

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: outbound messages.  sendmsg() copies a whole message into the
+ * kernel and sends what it may at once: its unscheduled prefix, and a
+ * CREDIT_REQ for the rest.  Then the receiver drives: CREDIT lets more
+ * bytes go, RESEND asks for bytes again, ACK ends the message, UNKNOWN
+ * fails it.  A message the receiver is silent about for a resend interval
+ * sends its first packet again (a receiver that has it answers, one that
+ * never saw it learns of it); after net.shoal.timeout_resends silent
+ * intervals it fails with ETIMEDOUT.  Failures go to the socket's error
+ * queue (MSG_ERRQUEUE).
+ *
+ * Locking: see shoal_sock.h.  Everything here but shoal_omsg_send()'s copy
+ * runs under ss->lock and queues packets on @q for the caller to send.
+ */
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/uio.h>
+#include <net/sock.h>
+
+#include "shoal_sock.h"
+
+struct shoal_omsg *shoal_omsg_find(struct shoal_sock *ss,
+				   const struct shoal_addr *dst, u64 id,
+				   u8 name_flags)
+{
+	struct shoal_omsg *m;
+
+	hlist_for_each_entry(m, &ss->out_hash[shoal_msg_hash(dst, id)], hash)
+		if (m->id == id && m->name_flags == name_flags &&
+		    shoal_addr_eq(&m->dst, dst))
+			return m;
+	return NULL;
+}
+
+/* Unlink and free @m, giving its memory back to the socket */
+void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m)
+{
+	struct sock *sk = &ss->inet.sk;
+
+	hlist_del(&m->hash);
+	list_del(&m->node);
+	sk_wmem_queued_add(sk, -(int)m->charge);
+	ss->stats.tx_queued--;
+	kvfree(m->data);
+	kfree(m);
+}
+
+/* The message failed: note why for MSG_ERRQUEUE and free it */
+static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
+			    int error)
+{
+	struct shoal_err *e = kzalloc(sizeof(*e), GFP_ATOMIC);
+
+	ss->stats.tx_failed++;
+	if (e) {
+		e->dst = m->dst;
+		e->id = m->id;
+		e->name_flags = m->name_flags;
+		e->error = error;
+		list_add_tail(&e->node, &ss->errq);
+	}
+	shoal_omsg_free(ss, m);
+	/* a failure is an event the owner must see: POLLERR */
+	ss->inet.sk.sk_err = error;
+	sk_error_report(&ss->inet.sk);
+}
+
+/* A control packet about a message, queued on @q */
+void shoal_ctrl(struct shoal_net *sn, u16 sport,
+		const struct shoal_addr *dst, u8 type, u64 id, u8 name_flags,
+		u32 msg_len, u32 offset, u32 word, struct sk_buff_head *q)
+{
+	struct shoal_wire_pkt p = {
+		.type = type,
+		.flags = name_flags,
+		.sport = sport,
+		.dport = dst->port,
+		.msg_id = id,
+		.msg_len = msg_len,
+		.offset = offset,
+		.word = word,
+	};
+	struct sk_buff *skb = shoal_pkt_alloc(&p, 0, GFP_ATOMIC);
+
+	if (!skb) {
+		shoal_stat_inc(sn, SHOAL_STAT_TX_DROP_NOMEM);
+		return;
+	}
+	SHOAL_TX_CB(skb)->dst = *dst;
+	SHOAL_TX_CB(skb)->type = type;
+	__skb_queue_tail(q, skb);
+}
+
+/* One DATA packet of @m; false without memory (the bytes are queued to go
+ * again)
+ */
+static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
+			    u32 off, u32 len, bool retx,
+			    struct sk_buff_head *q)
+{
+	struct shoal_wire_pkt p = {
+		.type = SHOAL_T_DATA,
+		.flags = m->name_flags,
+		.sport = ss->port,
+		.dport = m->dst.port,
+		.msg_id = m->id,
+		.msg_len = m->len,
+		.offset = off,
+		.payload_len = len,
+		.word = m->unsched,
+	};
+	struct sk_buff *skb;
+
+	if (off >= m->unsched)
+		p.flags |= SHOAL_F_SCHED;
+	if (retx)
+		p.flags |= SHOAL_F_RETX;
+	skb = shoal_pkt_alloc(&p, len, GFP_ATOMIC);
+	if (!skb) {
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
+		shoal_tx_resend(&m->tx, off, len);
+		return false;
+	}
+	skb_put_data(skb, m->data + off, len);
+	SHOAL_TX_CB(skb)->dst = m->dst;
+	SHOAL_TX_CB(skb)->type = SHOAL_T_DATA;
+	__skb_queue_tail(q, skb);
+	if (retx)
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RETX_PACKETS);
+	return true;
+}
+
+/* Everything @m may send now: the credit request once, then resends and
+ * authorised bytes
+ */
+static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
+			    struct sk_buff_head *q)
+{
+	enum shoal_tx_kind kind;
+	u32 off, len;
+
+	if (!m->announced) {
+		m->announced = true;
+		shoal_ctrl(ss->sn, ss->port, &m->dst, SHOAL_T_CREDIT_REQ,
+			   m->id, m->name_flags, m->len, m->unsched, 0, q);
+	}
+	while ((kind = shoal_tx_next(&m->tx, m->mss, &off, &len)) !=
+	       SHOAL_TX_NONE)
+		if (!shoal_omsg_data(ss, m, off, len, kind == SHOAL_TX_RESEND,
+				     q))
+			break;
+}
+
+/* Whether the socket has room for a message of @len bytes: one always
+ * goes when nothing else waits, however long
+ */
+static bool shoal_wmem_room(struct shoal_sock *ss, u32 charge)
+{
+	struct sock *sk = &ss->inet.sk;
+
+	return !READ_ONCE(sk->sk_wmem_queued) ||
+	       READ_ONCE(sk->sk_wmem_queued) + charge <=
+	       READ_ONCE(sk->sk_sndbuf);
+}
+
+static int shoal_wait_wmem(struct shoal_sock *ss, u32 charge, long *timeo)
+{
+	struct sock *sk = &ss->inet.sk;
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!shoal_wmem_room(ss, charge)) {
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+/* Take a message of @len bytes from @msg to @dst and start sending it;
+ * *@id gets its id (for a response, the request's, already in *@id).
+ * Process context, ss->lock not held.
+ */
+int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
+		    const struct shoal_addr *dst, u8 name_flags, u64 *id)
+{
+	struct sock *sk = &ss->inet.sk;
+	struct shoal_net *sn = ss->sn;
+	struct sk_buff_head q;
+	struct shoal_omsg *m;
+	u32 charge;
+	long timeo;
+	int err;
+
+	charge = len + sizeof(*m);
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	err = shoal_wait_wmem(ss, charge, &timeo);
+	if (err)
+		return err;
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->data = kvmalloc(len, GFP_KERNEL);
+	if (!m->data) {
+		kfree(m);
+		return -ENOMEM;
+	}
+	if (copy_from_iter(m->data, len, &msg->msg_iter) != len) {
+		kvfree(m->data);
+		kfree(m);
+		return -EFAULT;
+	}
+	m->dst = *dst;
+	m->name_flags = name_flags;
+	m->len = len;
+	m->mss = shoal_path_mss(sn, dst);
+	m->unsched = len <= READ_ONCE(sn->cfg.unsch_thresh) ?
+		     min_t(u32, len, READ_ONCE(sn->cfg.bdp)) : 0;
+	m->announced = m->unsched == len;
+	m->heard = jiffies;
+	m->charge = charge;
+	shoal_tx_init(&m->tx, len, m->unsched);
+	__skb_queue_head_init(&q);
+
+	spin_lock_bh(&ss->lock);
+	if (ss->dead) {
+		spin_unlock_bh(&ss->lock);
+		kvfree(m->data);
+		kfree(m);
+		return -EPIPE;
+	}
+	if (name_flags & SHOAL_F_RESPONSE) {
+		m->id = *id;
+		if (shoal_omsg_find(ss, dst, m->id, name_flags)) {
+			spin_unlock_bh(&ss->lock);
+			kvfree(m->data);
+			kfree(m);
+			return -EALREADY;	/* that response is going */
+		}
+	} else {
+		m->id = ++ss->next_id;
+		*id = m->id;
+	}
+	hlist_add_head(&m->hash, &ss->out_hash[shoal_msg_hash(dst, m->id)]);
+	list_add_tail(&m->node, &ss->out_list);
+	sk_wmem_queued_add(sk, charge);
+	ss->stats.tx_msgs++;
+	ss->stats.tx_queued++;
+	shoal_stat_inc(sn, SHOAL_STAT_TX_MSGS);
+	shoal_omsg_push(ss, m, &q);
+	shoal_sock_arm(ss);
+	spin_unlock_bh(&ss->lock);
+	shoal_xmit_list(sn, &q);
+	return 0;
+}
+
+/* A packet from a receiver about one of our messages, under ss->lock */
+void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
+		   const struct shoal_addr *src, struct sk_buff_head *q)
+{
+	struct shoal_net *sn = ss->sn;
+	struct shoal_omsg *m;
+
+	m = shoal_omsg_find(ss, src, pkt->msg_id, pkt->flags & SHOAL_F_NAME);
+	if (!m) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
+		/* a receiver still asking forgets the message */
+		if (pkt->type == SHOAL_T_CREDIT || pkt->type == SHOAL_T_RESEND)
+			shoal_ctrl(sn, ss->port, src, SHOAL_T_ABORT,
+				   pkt->msg_id, pkt->flags & SHOAL_F_NAME,
+				   pkt->msg_len, 0, ECANCELED, q);
+		return;
+	}
+	if (pkt->msg_len != m->len) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MISMATCH);
+		return;
+	}
+	m->heard = jiffies;
+	m->silent = 0;
+	switch (pkt->type) {
+	case SHOAL_T_CREDIT:
+		shoal_tx_authorise(&m->tx, pkt->offset);
+		break;
+	case SHOAL_T_RESEND:
+		shoal_tx_authorise(&m->tx, pkt->offset + pkt->word);
+		shoal_tx_resend(&m->tx, pkt->offset, pkt->word);
+		break;
+	case SHOAL_T_ACK:
+		ss->stats.tx_acked++;
+		shoal_stat_inc(sn, SHOAL_STAT_TX_ACKED);
+		shoal_omsg_free(ss, m);
+		ss->inet.sk.sk_write_space(&ss->inet.sk);
+		return;
+	case SHOAL_T_UNKNOWN:
+		shoal_stat_inc(sn, SHOAL_STAT_TX_REFUSED);
+		shoal_omsg_fail(ss, m, pkt->word == EMSGSIZE ? EMSGSIZE :
+						       ECONNREFUSED);
+		ss->inet.sk.sk_write_space(&ss->inet.sk);
+		return;
+	default:		/* BUSY: only news */
+		return;
+	}
+	shoal_omsg_push(ss, m, q);
+}
+
+/* A resend interval passed, under ss->lock: messages the receiver was
+ * silent about probe it with their first packet, or fail
+ */
+void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
+{
+	unsigned long ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	u32 limit = READ_ONCE(ss->sn->cfg.timeout_resends);
+	struct shoal_omsg *m, *tmp;
+	bool freed = false;
+
+	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
+		if (time_before(jiffies, m->heard + ival))
+			continue;
+		m->heard = jiffies;
+		if (++m->silent > limit) {
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
+			shoal_omsg_fail(ss, m, ETIMEDOUT);
+			freed = true;
+			continue;
+		}
+		if (m->unsched < m->len)
+			m->announced = false;	/* ask for credit again */
+		shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
+		shoal_omsg_push(ss, m, q);
+	}
+	if (freed)
+		ss->inet.sk.sk_write_space(&ss->inet.sk);
+}

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: the sockets.  socket(AF_INET or AF_INET6, SOCK_DGRAM,
+ * IPPROTO_SIRD) gives a message socket (include/uapi/linux/shoal.h,
+ * Documentation/shoal.md): bind() takes a Shoal port (or one is chosen at
+ * the first send), sendmsg() sends one whole message, recvmsg() returns
+ * one whole message, MSG_ERRQUEUE the messages that failed.  The protocol
+ * number is a lookup key for socket() only: packets travel as UDP.
+ *
+ * Locking: see shoal_sock.h.  sn->ports_lock guards writers of the port
+ * table; the receive path reads it under RCU.
+ */
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <net/inet_common.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/protocol.h>
+#include <net/sock.h>
+#include <net/transp_v6.h>
+
+#include "shoal_sock.h"
+
+#define SHOAL_PORT_MIN		1
+#define SHOAL_PORT_AUTO		32768	/* automatic ports: 32768 .. 65535 */
+
+static struct hlist_head *shoal_port_head(struct shoal_net *sn, u16 port)
+{
+	return &sn->ports[port & (SHOAL_PORT_HASH - 1)];
+}
+
+/* The socket bound to @port, under RCU or sn->ports_lock */
+static struct shoal_sock *shoal_port_find(struct shoal_net *sn, u16 port)
+{
+	struct shoal_sock *ss;
+
+	hlist_for_each_entry_rcu(ss, shoal_port_head(sn, port), port_node)
+		if (ss->port == port)
+			return ss;
+	return NULL;
+}
+
+/* Bind @ss to @port, or to a free automatic port if 0 */
+static int shoal_port_take(struct shoal_sock *ss, u16 port)
+{
+	struct shoal_net *sn = ss->sn;
+	u32 i, span = 65536 - SHOAL_PORT_AUTO;
+	int err = 0;
+
+	spin_lock_bh(&sn->ports_lock);
+	if (ss->port) {
+		err = -EINVAL;			/* bound already */
+	} else if (port) {
+		if (shoal_port_find(sn, port))
+			err = -EADDRINUSE;
+	} else {
+		for (i = 0; i < span; i++) {
+			port = SHOAL_PORT_AUTO + (sn->next_port++ % span);
+			if (!shoal_port_find(sn, port))
+				break;
+		}
+		if (i == span)
+			err = -EADDRNOTAVAIL;
+	}
+	if (!err) {
+		ss->port = port;
+		ss->inet.inet_sport = htons(port);
+		ss->inet.inet_num = port;
+		hlist_add_head_rcu(&ss->port_node, shoal_port_head(sn, port));
+	}
+	spin_unlock_bh(&sn->ports_lock);
+	return err;
+}
+
+/* @uaddr as a peer; AF_INET6 sockets take either family */
+static int shoal_addr_from(struct sock *sk, const void *uaddr, int len,
+			   struct shoal_addr *a)
+{
+	const struct sockaddr_in6 *s6 = uaddr;
+	const struct sockaddr_in *s4 = uaddr;
+
+	if (!uaddr || len < (int)sizeof(sa_family_t))
+		return -EDESTADDRREQ;
+	if (s4->sin_family == AF_INET) {
+		if (len < (int)sizeof(*s4))
+			return -EINVAL;
+		ipv6_addr_set_v4mapped(s4->sin_addr.s_addr, &a->ip);
+		a->port = ntohs(s4->sin_port);
+		return 0;
+	}
+	if (s6->sin6_family != AF_INET6 || sk->sk_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	if (len < SIN6_LEN_RFC2133)
+		return -EINVAL;
+	a->ip = s6->sin6_addr;
+	a->port = ntohs(s6->sin6_port);
+	return 0;
+}
+
+/* @a in msg_name, in the socket's family */
+static void shoal_addr_to(struct sock *sk, const struct shoal_addr *a,
+			  struct msghdr *msg)
+{
+	if (!msg->msg_name)
+		return;
+	if (sk->sk_family == AF_INET) {
+		DECLARE_SOCKADDR(struct sockaddr_in *, s4, msg->msg_name);
+
+		*s4 = (struct sockaddr_in){
+			.sin_family = AF_INET,
+			.sin_port = htons(a->port),
+			.sin_addr.s_addr = a->ip.s6_addr32[3],
+		};
+		msg->msg_namelen = sizeof(*s4);
+	} else {
+		DECLARE_SOCKADDR(struct sockaddr_in6 *, s6, msg->msg_name);
+
+		*s6 = (struct sockaddr_in6){
+			.sin6_family = AF_INET6,
+			.sin6_port = htons(a->port),
+			.sin6_addr = a->ip,
+		};
+		msg->msg_namelen = sizeof(*s6);
+	}
+}
+
+static int shoal_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+{
+	struct shoal_sock *ss = shoal_sk(sock->sk);
+	struct shoal_addr a;
+	int err;
+
+	err = shoal_addr_from(sock->sk, uaddr, len, &a);
+	if (err == -EDESTADDRREQ)
+		err = -EINVAL;
+	if (err)
+		return err;
+	if (a.port && a.port < SHOAL_PORT_MIN)
+		return -EINVAL;
+	return shoal_port_take(ss, a.port);
+}
+
+/* Arm the socket's timer if it has messages and it is not armed */
+void shoal_sock_arm(struct shoal_sock *ss)
+{
+	unsigned long ival;
+
+	if (ss->dead || timer_pending(&ss->timer))
+		return;
+	if (list_empty(&ss->out_list) && list_empty(&ss->in_list) &&
+	    list_empty(&ss->done))
+		return;
+	ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	mod_timer(&ss->timer, jiffies + max(ival / 2, 1UL));
+}
+
+static void shoal_sock_timer(struct timer_list *t)
+{
+	struct shoal_sock *ss = from_timer(ss, t, timer);
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	spin_lock(&ss->lock);
+	if (!ss->dead) {
+		shoal_out_tick(ss, &q);
+		shoal_in_tick(ss, &q);
+		shoal_sock_arm(ss);
+	}
+	spin_unlock(&ss->lock);
+	shoal_xmit_list(ss->sn, &q);
+}
+
+/* A packet for port pkt->dport, in softirq context under RCU.  Consumes
+ * @skb.
+ */
+void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
+		    const struct shoal_wire_pkt *pkt,
+		    const struct shoal_addr *src, bool ce)
+{
+	struct shoal_sock *ss = shoal_port_find(sn, pkt->dport);
+	struct sk_buff_head q;
+
+	__skb_queue_head_init(&q);
+	if (!ss || pkt->type == SHOAL_T_RSV || pkt->type == SHOAL_T_GRT) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
+		/* a sender learns at once that nobody listens */
+		if (!ss && (pkt->type == SHOAL_T_DATA ||
+			    pkt->type == SHOAL_T_CREDIT_REQ))
+			shoal_ctrl(sn, pkt->dport, src, SHOAL_T_UNKNOWN,
+				   pkt->msg_id, pkt->flags & SHOAL_F_NAME,
+				   pkt->msg_len, 0, ECONNREFUSED, &q);
+		kfree_skb(skb);
+		shoal_xmit_list(sn, &q);
+		return;
+	}
+	spin_lock(&ss->lock);
+	if (ss->dead) {
+		spin_unlock(&ss->lock);
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
+		kfree_skb(skb);
+		return;
+	}
+	switch (pkt->type) {
+	case SHOAL_T_DATA:
+	case SHOAL_T_CREDIT_REQ:
+	case SHOAL_T_ABORT:
+		shoal_in_rcv(ss, skb, pkt, src, &q);
+		break;
+	default:
+		shoal_out_rcv(ss, pkt, src, &q);
+		kfree_skb(skb);
+		break;
+	}
+	shoal_sock_arm(ss);
+	spin_unlock(&ss->lock);
+	shoal_xmit_list(sn, &q);
+}
+
+/* The SHOAL_CMSG_SEND control message, if any */
+static int shoal_send_args(struct msghdr *msg, struct shoal_send_args *args)
+{
+	struct cmsghdr *cmsg;
+
+	memset(args, 0, sizeof(*args));
+	if (!msg->msg_controllen)
+		return 0;
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_SHOAL ||
+		    cmsg->cmsg_type != SHOAL_CMSG_SEND ||
+		    cmsg->cmsg_len != CMSG_LEN(sizeof(*args)))
+			return -EINVAL;
+		memcpy(args, CMSG_DATA(cmsg), sizeof(*args));
+	}
+	if (args->rsvd || (args->flags & ~(SHOAL_MSG_REQUEST |
+					    SHOAL_MSG_RESPONSE)) ||
+	    args->flags == (SHOAL_MSG_REQUEST | SHOAL_MSG_RESPONSE))
+		return -EINVAL;
+	return 0;
+}
+
+static int shoal_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct shoal_sock *ss = shoal_sk(sk);
+	struct shoal_send_args args;
+	struct shoal_addr dst;
+	u8 name = 0;
+	u64 id;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
+			       MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	err = shoal_addr_from(sk, msg->msg_name, msg->msg_namelen, &dst);
+	if (err)
+		return err;
+	if (!dst.port || ipv6_addr_any(&dst.ip))
+		return -EINVAL;
+	err = shoal_send_args(msg, &args);
+	if (err)
+		return err;
+	if (!len)
+		return -EINVAL;
+	if (len > READ_ONCE(ss->sn->max_msg_len))
+		return -EMSGSIZE;
+	if (args.flags & SHOAL_MSG_REQUEST)
+		name = SHOAL_F_REQUEST;
+	if (args.flags & SHOAL_MSG_RESPONSE)
+		name = SHOAL_F_RESPONSE;
+	id = args.reply_to;
+	if (!ss->port) {
+		err = shoal_port_take(ss, 0);
+		if (err && err != -EINVAL)	/* -EINVAL: bound meanwhile */
+			return err;
+	}
+	err = shoal_omsg_send(ss, msg, len, &dst, name, &id);
+	if (err)
+		return err;
+	if (args.id_addr &&
+	    put_user(id, (u64 __user *)(uintptr_t)args.id_addr))
+		return -EFAULT;	/* sent all the same */
+	return len;
+}
+
+static int shoal_put_info(struct msghdr *msg, u64 id, u8 name, int error)
+{
+	struct shoal_recv_info info = {
+		.id = id,
+		.error = error,
+	};
+
+	if (name & SHOAL_F_REQUEST)
+		info.flags = SHOAL_MSG_REQUEST;
+	if (name & SHOAL_F_RESPONSE)
+		info.flags = SHOAL_MSG_RESPONSE;
+	return put_cmsg(msg, SOL_SHOAL, SHOAL_CMSG_RECV, sizeof(info), &info);
+}
+
+static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
+{
+	struct sock *sk = &ss->inet.sk;
+	struct shoal_err *e;
+
+	spin_lock_bh(&ss->lock);
+	e = list_first_entry_or_null(&ss->errq, struct shoal_err, node);
+	if (e)
+		list_del(&e->node);
+	if (list_empty(&ss->errq))
+		sk->sk_err = 0;
+	spin_unlock_bh(&ss->lock);
+	if (!e)
+		return -EAGAIN;
+	shoal_addr_to(sk, &e->dst, msg);
+	shoal_put_info(msg, e->id, e->name_flags, e->error);
+	msg->msg_flags |= MSG_ERRQUEUE;
+	kfree(e);
+	return 0;
+}
+
+/* Wait until a message is ready; -EAGAIN, a signal or the timeout */
+static int shoal_wait_ready(struct shoal_sock *ss, long *timeo)
+{
+	struct sock *sk = &ss->inet.sk;
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (list_empty_careful(&ss->ready)) {
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
+			 size_t len, int flags)
+{
+	struct sock *sk = sock->sk;
+	struct shoal_sock *ss = shoal_sk(sk);
+	struct shoal_imsg *m;
+	struct sk_buff_head q;
+	long timeo;
+	int err;
+
+	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_ERRQUEUE |
+		      MSG_CMSG_COMPAT | MSG_WAITALL))
+		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return shoal_recv_err(ss, msg);
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	for (;;) {
+		err = shoal_wait_ready(ss, &timeo);
+		if (err)
+			return err;
+		spin_lock_bh(&ss->lock);
+		m = list_first_entry_or_null(&ss->ready, struct shoal_imsg,
+					     node);
+		if (m) {
+			list_del(&m->node);
+			m->state = SHOAL_IN_READING;
+			ss->stats.rx_queued--;
+		}
+		spin_unlock_bh(&ss->lock);
+		if (m)
+			break;	/* another reader may have taken it */
+	}
+	err = shoal_in_read(ss, m, msg, len, flags);
+	if (err >= 0) {
+		shoal_addr_to(sk, &m->src, msg);
+		shoal_put_info(msg, m->id, m->name_flags, 0);
+		if (m->rx.msg_len > len)
+			msg->msg_flags |= MSG_TRUNC;
+		if (flags & MSG_TRUNC)
+			err = m->rx.msg_len;
+	}
+	/* the message is read (or lost to a fault): remember it as done */
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&ss->lock);
+	__skb_queue_purge(&m->skbs);
+	m->state = SHOAL_IN_DONE;
+	m->heard = jiffies;
+	list_add_tail(&m->node, &ss->done);
+	shoal_in_grant_all(ss, &q);
+	shoal_sock_arm(ss);
+	spin_unlock_bh(&ss->lock);
+	shoal_xmit_list(ss->sn, &q);
+	return err;
+}
+
+static __poll_t shoal_poll(struct file *file, struct socket *sock,
+			   poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct shoal_sock *ss = shoal_sk(sk);
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (!list_empty_careful(&ss->ready))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (!list_empty_careful(&ss->errq))
+		mask |= EPOLLERR;
+	if (READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	return mask;
+}
+
+static int shoal_init_sock(struct sock *sk)
+{
+	struct shoal_sock *ss = shoal_sk(sk);
+	struct shoal_net *sn = shoal_net(sock_net(sk));
+	int i;
+
+	ss->sn = sn;
+	spin_lock_init(&ss->lock);
+	for (i = 0; i < SHOAL_MSG_HASH; i++) {
+		INIT_HLIST_HEAD(&ss->out_hash[i]);
+		INIT_HLIST_HEAD(&ss->in_hash[i]);
+	}
+	INIT_LIST_HEAD(&ss->out_list);
+	INIT_LIST_HEAD(&ss->in_list);
+	INIT_LIST_HEAD(&ss->ready);
+	INIT_LIST_HEAD(&ss->done);
+	INIT_LIST_HEAD(&ss->errq);
+	timer_setup(&ss->timer, shoal_sock_timer, 0);
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	sk->sk_sndbuf = READ_ONCE(sn->cfg.sndbuf);
+	sk->sk_rcvbuf = READ_ONCE(sn->cfg.rcvbuf);
+	return 0;
+}
+
+/* Close: nothing new arrives (dead), the port goes, every message is
+ * freed; the socket itself is freed an RCU grace period after the last
+ * reference, as a packet may still have found it
+ */
+static void shoal_close(struct sock *sk, long timeout)
+{
+	struct shoal_sock *ss = shoal_sk(sk);
+	struct shoal_net *sn = ss->sn;
+	struct shoal_omsg *om, *otmp;
+	struct shoal_imsg *im, *itmp;
+	struct shoal_err *e, *etmp;
+
+	spin_lock_bh(&ss->lock);
+	ss->dead = true;
+	spin_unlock_bh(&ss->lock);
+	del_timer_sync(&ss->timer);
+	if (ss->port) {
+		spin_lock_bh(&sn->ports_lock);
+		hlist_del_rcu(&ss->port_node);
+		spin_unlock_bh(&sn->ports_lock);
+	}
+	spin_lock_bh(&ss->lock);
+	list_for_each_entry_safe(om, otmp, &ss->out_list, node)
+		shoal_omsg_free(ss, om);
+	list_for_each_entry_safe(im, itmp, &ss->in_list, node)
+		shoal_imsg_free(ss, im);
+	list_for_each_entry_safe(im, itmp, &ss->ready, node)
+		shoal_imsg_free(ss, im);
+	list_for_each_entry_safe(im, itmp, &ss->done, node)
+		shoal_imsg_free(ss, im);
+	list_for_each_entry_safe(e, etmp, &ss->errq, node) {
+		list_del(&e->node);
+		kfree(e);
+	}
+	spin_unlock_bh(&ss->lock);
+	sk_common_release(sk);
+}
+
+static int shoal_getsockopt(struct sock *sk, int level, int optname,
+			    char __user *optval, int __user *optlen)
+{
+	struct shoal_sock *ss = shoal_sk(sk);
+	struct shoal_sock_stats st;
+	int len;
+
+	if (level != SOL_SHOAL) {
+		if (sk->sk_family == AF_INET6)
+			return ipv6_getsockopt(sk, level, optname, optval,
+					       optlen);
+		return ip_getsockopt(sk, level, optname, optval, optlen);
+	}
+	if (optname != SHOAL_SOCK_STATS)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	spin_lock_bh(&ss->lock);
+	st = ss->stats;
+	spin_unlock_bh(&ss->lock);
+	len = min_t(int, len, sizeof(st));
+	if (put_user(len, optlen) || copy_to_user(optval, &st, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int shoal_setsockopt(struct sock *sk, int level, int optname,
+			    sockptr_t optval, unsigned int optlen)
+{
+	if (level != SOL_SHOAL) {
+		if (sk->sk_family == AF_INET6)
+			return ipv6_setsockopt(sk, level, optname, optval,
+					       optlen);
+		return ip_setsockopt(sk, level, optname, optval, optlen);
+	}
+	return -ENOPROTOOPT;
+}
+
+/* Sockets are found by Shoal port (shoal_port_take()), not in inet tables */
+static int shoal_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void shoal_unhash(struct sock *sk)
+{
+}
+
+static struct proto shoal_prot = {
+	.name		= "SIRD",
+	.owner		= THIS_MODULE,
+	.close		= shoal_close,
+	.hash		= shoal_hash,
+	.unhash		= shoal_unhash,
+	.init		= shoal_init_sock,
+	.setsockopt	= shoal_setsockopt,
+	.getsockopt	= shoal_getsockopt,
+	.obj_size	= sizeof(struct shoal_sock),
+};
+
+static const struct proto_ops shoal_inet_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= inet_release,
+	.bind		= shoal_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet_getname,
+	.poll		= shoal_poll,
+	.ioctl		= inet_ioctl,
+	.gettstamp	= sock_gettstamp,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= shoal_sendmsg,
+	.recvmsg	= shoal_recvmsg,
+	.mmap		= sock_no_mmap,
+	.sendpage	= sock_no_sendpage,
+};
+
+static struct inet_protosw shoal_inet_sw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_SIRD,
+	.prot		= &shoal_prot,
+	.ops		= &shoal_inet_ops,
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+static void shoal6_destroy(struct sock *sk)
+{
+	inet6_destroy_sock(sk);
+}
+
+static struct proto shoal6_prot = {
+	.name		= "SIRDv6",
+	.owner		= THIS_MODULE,
+	.close		= shoal_close,
+	.hash		= shoal_hash,
+	.unhash		= shoal_unhash,
+	.init		= shoal_init_sock,
+	.destroy	= shoal6_destroy,
+	.setsockopt	= shoal_setsockopt,
+	.getsockopt	= shoal_getsockopt,
+	.obj_size	= sizeof(struct shoal6_sock),
+};
+
+static const struct proto_ops shoal_inet6_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= inet6_release,
+	.bind		= shoal_bind,
+	.connect	= sock_no_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= inet6_getname,
+	.poll		= shoal_poll,
+	.ioctl		= inet6_ioctl,
+	.gettstamp	= sock_gettstamp,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= sock_common_setsockopt,
+	.getsockopt	= sock_common_getsockopt,
+	.sendmsg	= shoal_sendmsg,
+	.recvmsg	= shoal_recvmsg,
+	.mmap		= sock_no_mmap,
+	.sendpage	= sock_no_sendpage,
+};
+
+static struct inet_protosw shoal_inet6_sw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_SIRD,
+	.prot		= &shoal6_prot,
+	.ops		= &shoal_inet6_ops,
+};
+#endif
+
+int shoal_sock_register(void)
+{
+	int err;
+
+	err = proto_register(&shoal_prot, 1);
+	if (err)
+		return err;
+	inet_register_protosw(&shoal_inet_sw);
+#if IS_ENABLED(CONFIG_IPV6)
+	err = proto_register(&shoal6_prot, 1);
+	if (err)
+		goto v4;
+	err = inet6_register_protosw(&shoal_inet6_sw);
+	if (err)
+		goto v6;
+#endif
+	return 0;
+#if IS_ENABLED(CONFIG_IPV6)
+v6:
+	proto_unregister(&shoal6_prot);
+v4:
+	inet_unregister_protosw(&shoal_inet_sw);
+	proto_unregister(&shoal_prot);
+	return err;
+#endif
+}
+
+void shoal_sock_unregister(void)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	inet6_unregister_protosw(&shoal_inet6_sw);
+	proto_unregister(&shoal6_prot);
+#endif
+	inet_unregister_protosw(&shoal_inet_sw);
+	proto_unregister(&shoal_prot);
+}
+
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_SIRD, 2 /* SOCK_DGRAM */);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_SIRD, 2 /* SOCK_DGRAM */);

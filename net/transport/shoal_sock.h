@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * shoal.ko: the sockets and the messages they send and receive
+ * (shoal_sock.c, shoal_out.c, shoal_in.c).
+ *
+ * Locking: each socket has one spinlock, ss->lock, taken with bottom
+ * halves off in process context and plainly in softirq context (the
+ * receive path, the socket's timer).  It guards everything in struct
+ * shoal_sock below it and every message the socket owns.  Packets are
+ * built under it into a local queue and sent after it is dropped.  The
+ * receive path finds a socket by port under RCU (sockets are freed an RCU
+ * grace period after close, SOCK_RCU_FREE) and takes the lock; a socket
+ * being closed is marked dead under the lock first, so nothing is added
+ * to it after its messages are freed.  A message's memory is charged to
+ * its socket: an outbound one to sk_wmem_queued (its length and state), an
+ * inbound one's state and packets to sk_rmem_alloc.
+ */
+#ifndef _SHOAL_SOCK_H
+#define _SHOAL_SOCK_H
+
+#include <linux/timer.h>
+#include <net/inet_sock.h>
+
+#include "shoal_impl.h"
+#include "shoal_msg_core.h"
+
+#define SHOAL_MSG_HASH		64
+
+struct shoal_sock {
+	struct inet_sock inet;		/* first: inet_create() */
+	struct hlist_node port_node;	/* in sn->ports[], RCU */
+	u16 port;			/* bound Shoal port, 0: not yet */
+	struct shoal_net *sn;
+	struct timer_list timer;	/* resends and timeouts */
+
+	spinlock_t lock;		/* all below */
+	bool dead;			/* closing: take nothing new */
+	u64 next_id;
+	struct hlist_head out_hash[SHOAL_MSG_HASH];
+	struct list_head out_list;	/* outbound messages, oldest first */
+	struct hlist_head in_hash[SHOAL_MSG_HASH];
+	struct list_head in_list;	/* inbound ones not complete */
+	struct list_head ready;		/* complete, for recvmsg() */
+	struct list_head done;		/* read, remembered to answer late
+					 * packets with an ACK
+					 */
+	struct list_head errq;		/* failed sends, for MSG_ERRQUEUE */
+	struct shoal_sock_stats stats;
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+struct shoal6_sock {
+	struct shoal_sock ss;
+	struct ipv6_pinfo inet6;	/* last: inet6_sk_generic() */
+};
+#endif
+
+static inline struct shoal_sock *shoal_sk(const struct sock *sk)
+{
+	return (struct shoal_sock *)sk;
+}
+
+/* An outbound message */
+struct shoal_omsg {
+	struct hlist_node hash;		/* ss->out_hash, by id */
+	struct list_head node;		/* ss->out_list */
+	struct shoal_addr dst;
+	u64 id;
+	u8 name_flags;			/* SHOAL_F_REQUEST or _RESPONSE */
+	bool announced;			/* CREDIT_REQ sent or not needed */
+	u32 len;
+	u32 unsched;
+	u32 mss;
+	u32 silent;			/* resend intervals without news */
+	unsigned long heard;		/* jiffies of the last news */
+	u32 charge;			/* bytes charged to sk_wmem_queued */
+	struct shoal_tx_state tx;
+	u8 *data;			/* the message, kvmalloc()ed */
+};
+
+enum shoal_imsg_state {
+	SHOAL_IN_RECEIVING,		/* on ss->in_list */
+	SHOAL_IN_READY,			/* on ss->ready */
+	SHOAL_IN_READING,		/* a recvmsg() copies it out */
+	SHOAL_IN_DONE,			/* on ss->done, no data */
+};
+
+/* An inbound message */
+struct shoal_imsg {
+	struct hlist_node hash;		/* ss->in_hash */
+	struct list_head node;		/* by state, see above */
+	struct shoal_addr src;
+	u64 id;
+	u8 name_flags;
+	enum shoal_imsg_state state;
+	u32 granted;			/* bytes the sender may send */
+	u32 silent;
+	unsigned long heard;
+	struct sk_buff_head skbs;	/* payloads by offset */
+	struct shoal_rx_ranges rx;
+};
+
+/* A received payload: skb->data at its first byte */
+struct shoal_rx_cb {
+	u32 offset;
+	u32 len;
+};
+
+#define SHOAL_RX_CB(skb)	((struct shoal_rx_cb *)(skb)->cb)
+
+/* A failed send, for MSG_ERRQUEUE */
+struct shoal_err {
+	struct list_head node;
+	struct shoal_addr dst;
+	u64 id;
+	u8 name_flags;
+	int error;
+};
+
+static inline u32 shoal_msg_hash(const struct shoal_addr *a, u64 id)
+{
+	return (u32)(id ^ (id >> 32) ^ a->port ^ a->ip.s6_addr32[3]) &
+	       (SHOAL_MSG_HASH - 1);
+}
+
+/* Flags that name a message, as on the wire */
+#define SHOAL_F_NAME	(SHOAL_F_REQUEST | SHOAL_F_RESPONSE)
+
+/* shoal_out.c */
+struct shoal_omsg *shoal_omsg_find(struct shoal_sock *ss,
+				   const struct shoal_addr *dst, u64 id,
+				   u8 name_flags);
+int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
+		    const struct shoal_addr *dst, u8 name_flags, u64 *id);
+void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
+		   const struct shoal_addr *src, struct sk_buff_head *q);
+void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q);
+void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);
+
+/* shoal_in.c */
+void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
+		  const struct shoal_wire_pkt *pkt,
+		  const struct shoal_addr *src, struct sk_buff_head *q);
+void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
+void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q);
+int shoal_in_read(struct shoal_sock *ss, struct shoal_imsg *m,
+		  struct msghdr *msg, size_t len, int flags);
+void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
+void shoal_ctrl(struct shoal_net *sn, u16 sport,
+		const struct shoal_addr *dst, u8 type, u64 id, u8 name_flags,
+		u32 msg_len, u32 offset, u32 word, struct sk_buff_head *q);
+
+/* shoal_sock.c */
+void shoal_sock_arm(struct shoal_sock *ss);
+
+#endif /* _SHOAL_SOCK_H */

@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The Shoal socket API (include/uapi/linux/shoal.h), tested with the
+ * kernel's kselftest harness: message boundaries, sizes from 1 byte to the
+ * maximum, RPC matching, many sockets, non-blocking use and poll, and
+ * every error path.  Run as root in a fresh network namespace with lo up
+ * and shoal.ko loaded (tools/testing/scenarios/shoal-api.sh does that).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <linux/shoal.h>
+
+#include "kselftest_harness.h"
+
+#define MiB		(1024 * 1024)
+#define WAIT_S		20	/* SO_RCVTIMEO: a lost message fails */
+
+static int sird_socket(int family)
+{
+	struct timeval tv = { .tv_sec = WAIT_S };
+	int fd = socket(family, SOCK_DGRAM, IPPROTO_SIRD);
+
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+static struct sockaddr_in loop4(uint16_t port)
+{
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+
+	return a;
+}
+
+static uint16_t bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len))
+		return 0;
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+static int bind_any(int fd, int family)
+{
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+
+	if (family == AF_INET6)
+		return bind(fd, (struct sockaddr *)&a6, sizeof(a6));
+	return bind(fd, (struct sockaddr *)&a4, sizeof(a4));
+}
+
+/* sendmsg() of @len bytes of @buf to @to, with @args if not NULL */
+static ssize_t send_msg(int fd, const void *to, socklen_t tolen,
+			const void *buf, size_t len,
+			const struct shoal_send_args *args, int flags)
+{
+	char ctl[CMSG_SPACE(sizeof(*args))] = { 0 };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_name = (void *)to,
+		.msg_namelen = tolen,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	struct cmsghdr *c;
+
+	if (args) {
+		msg.msg_control = ctl;
+		msg.msg_controllen = sizeof(ctl);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SHOAL;
+		c->cmsg_type = SHOAL_CMSG_SEND;
+		c->cmsg_len = CMSG_LEN(sizeof(*args));
+		memcpy(CMSG_DATA(c), args, sizeof(*args));
+	}
+	return sendmsg(fd, &msg, flags);
+}
+
+/* recvmsg() into @buf; *@info and *@from filled */
+static ssize_t recv_msg(int fd, void *buf, size_t len, int flags,
+			struct shoal_recv_info *info,
+			struct sockaddr_storage *from, int *msg_flags)
+{
+	char ctl[CMSG_SPACE(sizeof(*info))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_name = from,
+		.msg_namelen = from ? sizeof(*from) : 0,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(info, 0xff, sizeof(*info));
+	n = recvmsg(fd, &msg, flags);
+	if (n < 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SHOAL &&
+		    c->cmsg_type == SHOAL_CMSG_RECV)
+			memcpy(info, CMSG_DATA(c), sizeof(*info));
+	if (msg_flags)
+		*msg_flags = msg.msg_flags;
+	return n;
+}
+
+static void fill(uint8_t *p, size_t len, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 31 + seed + (i >> 12));
+}
+
+static int sysctl_write(const char *name, long v)
+{
+	char path[128];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/shoal/%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%ld\n", v) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static long sysctl_read(const char *name)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/shoal/%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+FIXTURE(pair) {
+	int srv, cli;
+	uint16_t srv_port;
+	struct sockaddr_in to;
+};
+
+FIXTURE_SETUP(pair)
+{
+	self->srv = sird_socket(AF_INET);
+	ASSERT_GE(self->srv, 0) TH_LOG("socket(IPPROTO_SIRD): %s",
+				       strerror(errno));
+	self->cli = sird_socket(AF_INET);
+	ASSERT_GE(self->cli, 0);
+	ASSERT_EQ(0, bind_any(self->srv, AF_INET));
+	self->srv_port = bound_port(self->srv);
+	ASSERT_NE(0, self->srv_port);
+	self->to = loop4(self->srv_port);
+}
+
+FIXTURE_TEARDOWN(pair)
+{
+	close(self->srv);
+	close(self->cli);
+}
+
+/* one byte there and back, with its id and source */
+TEST_F(pair, one_byte)
+{
+	struct shoal_send_args args = { 0 };
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	uint64_t id = 0;
+	char c = 'x', got = 0;
+
+	args.id_addr = (uintptr_t)&id;
+	ASSERT_EQ(1, send_msg(self->cli, &self->to, sizeof(self->to), &c, 1,
+			      &args, 0));
+	ASSERT_NE(0, id);
+	ASSERT_EQ(1, recv_msg(self->srv, &got, 1, 0, &info, &from, NULL));
+	EXPECT_EQ('x', got);
+	EXPECT_EQ(id, info.id);
+	EXPECT_EQ(0, info.flags);
+	EXPECT_EQ(AF_INET, from.ss_family);
+	EXPECT_EQ(bound_port(self->cli),
+		  ntohs(((struct sockaddr_in *)&from)->sin_port));
+}
+
+/* every message comes out whole and alone, ids in order of sending */
+TEST_F(pair, boundaries)
+{
+	static const size_t sizes[] = { 1, 7, 1399, 1400, 1401, 3000, 65535,
+					65536, 65537, 200000 };
+	const size_t n = sizeof(sizes) / sizeof(sizes[0]);
+	struct shoal_send_args args = { 0 };
+	uint8_t *buf = malloc(300000), *want = malloc(300000);
+	uint64_t ids[16], seen = 0;
+	struct shoal_recv_info info;
+	size_t i, j;
+	ssize_t got;
+
+	ASSERT_TRUE(buf && want);
+	for (i = 0; i < n; i++) {
+		fill(want, sizes[i], i);
+		args.id_addr = (uintptr_t)&ids[i];
+		ASSERT_EQ((ssize_t)sizes[i],
+			  send_msg(self->cli, &self->to, sizeof(self->to),
+				   want, sizes[i], &args, 0));
+		if (i)
+			EXPECT_GT(ids[i], ids[i - 1]);
+	}
+	for (i = 0; i < n; i++) {
+		got = recv_msg(self->srv, buf, 300000, 0, &info, NULL, NULL);
+		ASSERT_GT(got, 0) TH_LOG("message %zu: %s", i, strerror(errno));
+		for (j = 0; j < n && ids[j] != info.id; j++)
+			;
+		ASSERT_LT(j, n) TH_LOG("an id never sent: %llu",
+				       (unsigned long long)info.id);
+		EXPECT_EQ((ssize_t)sizes[j], got);
+		fill(want, sizes[j], j);
+		EXPECT_EQ(0, memcmp(buf, want, sizes[j]))
+			TH_LOG("message %zu (%zu bytes) differs", j, sizes[j]);
+		EXPECT_EQ(0, seen & (1ULL << j)) TH_LOG("message %zu twice", j);
+		seen |= 1ULL << j;
+	}
+	EXPECT_EQ((1ULL << n) - 1, seen);
+	free(buf);
+	free(want);
+}
+
+/* the largest message the namespace allows, through a buffer raised to
+ * hold it; one byte more is refused
+ */
+TEST_F(pair, max_size)
+{
+	long max = sysctl_read("max_msg_len");
+	int rcv = 2 * max + MiB, flags = 0;
+	struct shoal_recv_info info;
+	uint8_t *buf, *want;
+	ssize_t got;
+
+	ASSERT_GE(max, 32 * MiB);
+	buf = malloc(max + 1);
+	want = malloc(max + 1);
+	ASSERT_TRUE(buf && want);
+	ASSERT_EQ(0, setsockopt(self->srv, SOL_SOCKET, SO_RCVBUFFORCE, &rcv,
+				sizeof(rcv)));
+	fill(want, max, 5);
+	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), want,
+			       max + 1, NULL, 0));
+	EXPECT_EQ(EMSGSIZE, errno);
+	ASSERT_EQ(max, send_msg(self->cli, &self->to, sizeof(self->to), want,
+				max, NULL, 0));
+	got = recv_msg(self->srv, buf, max + 1, 0, &info, NULL, &flags);
+	ASSERT_EQ(max, got) TH_LOG("recvmsg: %s", strerror(errno));
+	EXPECT_EQ(0, flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(buf, want, max));
+	free(buf);
+	free(want);
+}
+
+/* a request, its response matched by id, both directions acknowledged */
+TEST_F(pair, rpc)
+{
+	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	char buf[64];
+	uint64_t req_id = 0, resp_id = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		args.flags = SHOAL_MSG_REQUEST;
+		args.id_addr = (uintptr_t)&req_id;
+		ASSERT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to),
+				      "ping", 4, &args, 0));
+		ASSERT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
+				      &from, NULL));
+		EXPECT_EQ(SHOAL_MSG_REQUEST, info.flags);
+		EXPECT_EQ(req_id, info.id);
+		args.flags = SHOAL_MSG_RESPONSE;
+		args.reply_to = info.id;
+		args.id_addr = (uintptr_t)&resp_id;
+		ASSERT_EQ(4, send_msg(self->srv, &from, sizeof(from), "pong",
+				      4, &args, 0));
+		EXPECT_EQ(req_id, resp_id);
+		ASSERT_EQ(4, recv_msg(self->cli, buf, sizeof(buf), 0, &info,
+				      NULL, NULL));
+		EXPECT_EQ(SHOAL_MSG_RESPONSE, info.flags);
+		EXPECT_EQ(req_id, info.id);
+		EXPECT_EQ(0, memcmp(buf, "pong", 4));
+	}
+}
+
+/* 64 clients at once into one server: every message once */
+TEST_F(pair, many_sockets)
+{
+	enum { N = 64, LEN = 5000 };
+	int fds[N], i, count[N] = { 0 };
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	uint8_t buf[LEN + 1], want[LEN];
+	uint16_t ports[N];
+
+	for (i = 0; i < N; i++) {
+		fds[i] = sird_socket(AF_INET);
+		ASSERT_GE(fds[i], 0);
+		fill(want, LEN, i);
+		ASSERT_EQ(LEN, send_msg(fds[i], &self->to, sizeof(self->to),
+					want, LEN, NULL, 0));
+		ports[i] = bound_port(fds[i]);
+		ASSERT_NE(0, ports[i]);
+	}
+	for (i = 0; i < N; i++) {
+		uint16_t p;
+		int j;
+
+		ASSERT_EQ(LEN, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
+					&from, NULL));
+		p = ntohs(((struct sockaddr_in *)&from)->sin_port);
+		for (j = 0; j < N && ports[j] != p; j++)
+			;
+		ASSERT_LT(j, N);
+		fill(want, LEN, j);
+		EXPECT_EQ(0, memcmp(buf, want, LEN));
+		count[j]++;
+	}
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(1, count[i]);
+		close(fds[i]);
+	}
+}
+
+/* non-blocking receive, poll before and after a message arrives */
+TEST_F(pair, nonblocking_poll)
+{
+	struct pollfd p = { .fd = self->srv, .events = POLLIN | POLLOUT };
+	struct shoal_recv_info info;
+	char buf[16];
+	int fl;
+
+	EXPECT_EQ(-1, recv_msg(self->srv, buf, sizeof(buf), MSG_DONTWAIT,
+			       &info, NULL, NULL));
+	EXPECT_EQ(EAGAIN, errno);
+	fl = fcntl(self->srv, F_GETFL);
+	ASSERT_EQ(0, fcntl(self->srv, F_SETFL, fl | O_NONBLOCK));
+	EXPECT_EQ(-1, recv_msg(self->srv, buf, sizeof(buf), 0, &info, NULL,
+			       NULL));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(POLLOUT, p.revents);
+	ASSERT_EQ(5, send_msg(self->cli, &self->to, sizeof(self->to), "hello",
+			      5, NULL, MSG_DONTWAIT));
+	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
+	EXPECT_TRUE(p.revents & POLLIN);
+	EXPECT_EQ(5, recv_msg(self->srv, buf, sizeof(buf), 0, &info, NULL,
+			      NULL));
+	p.revents = 0;
+	ASSERT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(0, p.revents & POLLIN);
+}
+
+/* a buffer too small: the start of the message, MSG_TRUNC, and the real
+ * length with MSG_TRUNC asked; the message is consumed
+ */
+TEST_F(pair, truncated)
+{
+	uint8_t want[3000], buf[3000];
+	struct shoal_recv_info info;
+	int flags = 0;
+
+	fill(want, sizeof(want), 9);
+	ASSERT_EQ(3000, send_msg(self->cli, &self->to, sizeof(self->to), want,
+				 3000, NULL, 0));
+	ASSERT_EQ(3000, send_msg(self->cli, &self->to, sizeof(self->to), want,
+				 3000, NULL, 0));
+	EXPECT_EQ(100, recv_msg(self->srv, buf, 100, 0, &info, NULL, &flags));
+	EXPECT_TRUE(flags & MSG_TRUNC);
+	EXPECT_EQ(0, memcmp(buf, want, 100));
+	EXPECT_EQ(3000, recv_msg(self->srv, buf, 10, MSG_TRUNC, &info, NULL,
+				 &flags));
+	EXPECT_TRUE(flags & MSG_TRUNC);
+	EXPECT_EQ(-1, recv_msg(self->srv, buf, 10, MSG_DONTWAIT, &info, NULL,
+			       NULL));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+/* calls that cannot work fail with a clear errno and send nothing */
+TEST_F(pair, bad_calls)
+{
+	struct sockaddr_in6 six = { .sin6_family = AF_INET6 };
+	struct sockaddr_in zero = loop4(0);
+	struct shoal_send_args args = { .flags = 3 };
+	struct sockaddr sa = { .sa_family = AF_UNIX };
+	char buf[8];
+
+	EXPECT_EQ(-1, send_msg(self->cli, NULL, 0, "x", 1, NULL, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	EXPECT_EQ(-1, send_msg(self->cli, &sa, sizeof(sa), "x", 1, NULL, 0));
+	EXPECT_EQ(EAFNOSUPPORT, errno);
+	EXPECT_EQ(-1, send_msg(self->cli, &six, sizeof(six), "x", 1, NULL,
+			       0));
+	EXPECT_EQ(EAFNOSUPPORT, errno);	/* an IPv4 socket */
+	EXPECT_EQ(-1, send_msg(self->cli, &zero, sizeof(zero), "x", 1, NULL,
+			       0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, send_msg(self->cli, &self->to, 4, "x", 1, NULL, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), "x", 0,
+			       NULL, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), "x", 1,
+			       &args, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), "x", 1,
+			       NULL, MSG_OOB));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, recv(self->srv, buf, sizeof(buf), MSG_PEEK));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, bind_any(self->srv, AF_INET));
+	EXPECT_EQ(EINVAL, errno);	/* bound already */
+	EXPECT_EQ(-1, bind(self->cli, (struct sockaddr *)&self->to,
+			   sizeof(self->to)));
+	EXPECT_EQ(EADDRINUSE, errno);
+	EXPECT_EQ(-1, listen(self->srv, 1));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, connect(self->srv, (struct sockaddr *)&self->to,
+			      sizeof(self->to)));
+	EXPECT_EQ(EOPNOTSUPP, errno);
+	EXPECT_EQ(-1, recv_msg(self->cli, buf, sizeof(buf),
+			       MSG_ERRQUEUE | MSG_DONTWAIT, (void *)buf, NULL,
+			       NULL));
+	EXPECT_EQ(EAGAIN, errno);	/* nothing failed */
+	EXPECT_EQ(-1, socket(AF_INET, SOCK_STREAM, IPPROTO_SIRD));
+}
+
+/* a port nobody listens on: the message fails at once with ECONNREFUSED
+ * on the error queue, and poll says POLLERR
+ */
+TEST_F(pair, closed_peer)
+{
+	struct sockaddr_in to = loop4(self->srv_port);
+	struct shoal_send_args args = { 0 };
+	struct pollfd p = { .fd = self->cli, .events = POLLIN };
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	uint64_t id = 0;
+	char buf[8];
+
+	close(self->srv);
+	self->srv = sird_socket(AF_INET);
+	args.id_addr = (uintptr_t)&id;
+	ASSERT_EQ(3, send_msg(self->cli, &to, sizeof(to), "abc", 3, &args,
+			      0));
+	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
+	EXPECT_TRUE(p.revents & POLLERR);
+	ASSERT_EQ(0, recv_msg(self->cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			      &from, NULL));
+	EXPECT_EQ(id, info.id);
+	EXPECT_EQ(ECONNREFUSED, info.error);
+	EXPECT_EQ(self->srv_port,
+		  ntohs(((struct sockaddr_in *)&from)->sin_port));
+}
+
+/* nobody answers at all: ETIMEDOUT after timeout_resends intervals */
+TEST_F(pair, timeout)
+{
+	struct sockaddr_in to = loop4(self->srv_port);
+	long ms = sysctl_read("resend_ms"), n = sysctl_read("timeout_resends");
+	struct shoal_recv_info info;
+	struct pollfd p = { .fd = self->cli, .events = 0 };
+	char buf[8];
+
+	to.sin_addr.s_addr = htonl(0xc0000201);	/* 192.0.2.1: no route */
+	ASSERT_EQ(0, sysctl_write("timeout_resends", 5));
+	ASSERT_EQ(3, send_msg(self->cli, &to, sizeof(to), "abc", 3, NULL, 0));
+	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
+	EXPECT_TRUE(p.revents & POLLERR);
+	EXPECT_EQ(0, recv_msg(self->cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			      NULL, NULL));
+	EXPECT_EQ(ETIMEDOUT, info.error);
+	sysctl_write("timeout_resends", n);
+	EXPECT_GT(ms, 0);
+}
+
+/* IPv6 sockets, to ::1 and to an IPv4 peer */
+TEST(ipv6)
+{
+	int srv = sird_socket(AF_INET6), cli = sird_socket(AF_INET6);
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6 };
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	struct sockaddr_in to4;
+	char buf[16];
+
+	ASSERT_GE(srv, 0);
+	ASSERT_GE(cli, 0);
+	ASSERT_EQ(0, bind_any(srv, AF_INET6));
+	to.sin6_port = htons(bound_port(srv));
+	to.sin6_addr = in6addr_loopback;
+	ASSERT_EQ(6, send_msg(cli, &to, sizeof(to), "over 6", 6, NULL, 0));
+	ASSERT_EQ(6, recv_msg(srv, buf, sizeof(buf), 0, &info, &from, NULL));
+	EXPECT_EQ(0, memcmp(buf, "over 6", 6));
+	EXPECT_EQ(AF_INET6, from.ss_family);
+	to4 = loop4(bound_port(srv));
+	ASSERT_EQ(6, send_msg(cli, &to4, sizeof(to4), "over 4", 6, NULL, 0));
+	ASSERT_EQ(6, recv_msg(srv, buf, sizeof(buf), 0, &info, &from, NULL));
+	EXPECT_EQ(0, memcmp(buf, "over 4", 6));
+	close(srv);
+	close(cli);
+}
+
+/* per-socket statistics count what happened */
+TEST_F(pair, stats)
+{
+	struct shoal_sock_stats st;
+	struct shoal_recv_info info;
+	socklen_t len = sizeof(st);
+	char buf[8];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(2, send_msg(self->cli, &self->to, sizeof(self->to),
+				      "hi", 2, NULL, 0));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(2, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
+				      NULL, NULL));
+	ASSERT_EQ(0, getsockopt(self->srv, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
+				&len));
+	EXPECT_EQ(sizeof(st), len);
+	EXPECT_EQ(3, st.rx_msgs);
+	EXPECT_EQ(0, st.rx_queued);
+	/* the ACKs may still be on their way: wait for them */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, getsockopt(self->cli, SOL_SHOAL, SHOAL_SOCK_STATS,
+					&st, &len));
+		if (st.tx_acked == 3)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(3, st.tx_msgs);
+	EXPECT_EQ(3, st.tx_acked);
+	EXPECT_EQ(0, st.tx_queued);
+	EXPECT_EQ(-1, getsockopt(self->srv, SOL_SHOAL, 99, &st, &len));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+}
+
+/* closing sockets with messages in flight both ways frees everything
+ * (the runner unloads the module afterwards: nothing may hold it)
+ */
+TEST_F(pair, close_in_flight)
+{
+	size_t len = 1 * MiB;
+	uint8_t *big = calloc(1, len);
+	int i;
+
+	ASSERT_TRUE(big != NULL);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ((ssize_t)len, send_msg(self->cli, &self->to,
+						 sizeof(self->to), big, len,
+						 NULL, MSG_DONTWAIT));
+	usleep(20000);
+	free(big);
+}
+
+TEST_HARNESS_MAIN
