@@ -50,10 +50,14 @@
  *		they were trimmed, or are overdue.
  *  BUSY	the receiver has the message but schedules others now: the
  *		sender must not time it out.
- *  UNKNOWN	the peer has no state for this message (restarted, or it
- *		finished and forgot it): the sender restarts or gives up.
+ *  UNKNOWN	the receiver will not take this message; word: why, an
+ *		errno value (ECONNREFUSED: no socket has the port,
+ *		EMSGSIZE: it could never hold the message).  The sender
+ *		fails the message.
  *  ACK		the whole message arrived; the sender may free it.
- *  ABORT	the sender gave up the message; word: why (an errno value).
+ *  ABORT	the sender gave up the message; word: why (an errno value,
+ *		ECANCELED: the sender no longer has it).  The receiver
+ *		forgets it.
  *  RSV		PL2: a reservation for a burst of word packets of the
  *		message, starting at offset.
  *  GRT		PL2: the switch's grant, the RSV returned with
