@@ -25,6 +25,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
+#include "shoal_sird.h"
 #include "shoal_wire_core.h"
 
 /* Counters beside the per-type and per-reason ones (names in shoal_proc.c) */
@@ -42,6 +43,7 @@ enum shoal_stat {
 	SHOAL_STAT_RX_DUP_PACKETS,	/* DATA with no new byte */
 	SHOAL_STAT_RX_DUP_BYTES,	/* payload bytes that arrived again */
 	SHOAL_STAT_RX_RESEND_TRIMMED,	/* RESENDs at once for trimmed data */
+	SHOAL_STAT_RX_RESEND_QUIET,	/* RESENDs after a quiet interval */
 	SHOAL_STAT_RX_MSGS,		/* messages complete */
 	SHOAL_STAT_TX_PACKETS,
 	SHOAL_STAT_TX_BYTES,
@@ -71,6 +73,11 @@ struct shoal_cfg {
 	u32 timeout_resends;	/* silent intervals before a message fails */
 	u32 rcvbuf;		/* a new socket's SO_RCVBUF */
 	u32 sndbuf;		/* a new socket's SO_SNDBUF */
+	u32 sird_b;		/* SIRD's global credit bucket B */
+	u32 sird_sthr;		/* SThr: the csn loop's threshold, 0: off */
+	u32 sird_g_shift;	/* the loops' gain 2^-g */
+	u32 sird_rtt_us;	/* the loops' window */
+	u32 sird_rate_mbps;	/* credit pacing (the downlink), 0: off */
 };
 
 #define SHOAL_PORT_HASH		256
@@ -87,6 +94,7 @@ struct shoal_net {
 	u32 next_port;			/* where automatic ports are tried */
 	struct ctl_table_header *sysctl;
 	struct shoal_stats __percpu *stats;
+	struct shoal_sird sird;		/* SIRD's receiver */
 };
 
 extern unsigned int shoal_net_id;

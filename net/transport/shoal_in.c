@@ -4,10 +4,8 @@
  * message; the first one creates it.  Payloads are kept as the skbs they
  * came in, in offset order, charged to the socket's receive memory;
  * shoal_msg_core.h says which bytes are new (duplicates are dropped by
- * offset) and which are missing.  The receiver invites the rest of a
- * message a window (net.shoal.bdp) at a time, and never more than half its
- * free receive memory (a packet's memory is up to twice its payload).  A
- * trimmed packet's bytes are asked for at once; gaps the sender left are
+ * offset) and which are missing.  SIRD's receiver (shoal_sird.c) invites
+ * the scheduled bytes.  A trimmed packet's bytes are asked for at once; gaps the sender left are
  * asked for after a resend interval of silence.  A complete message is
  * acknowledged and queued for recvmsg(); once read, it is remembered as
  * done for a while, so that a late packet of it gets an ACK and not a new
@@ -21,6 +19,9 @@
 #include <net/sock.h>
 
 #include "shoal_sock.h"
+
+/* Quiet intervals before a message of which nothing arrived is dropped */
+#define SHOAL_SILENT_EMPTY	3
 
 /* Memory an inbound message's state is charged for */
 #define SHOAL_IMSG_CHARGE	((int)sizeof(struct shoal_imsg))
@@ -47,6 +48,7 @@ void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m)
 		list_del(&m->node);
 	if (m->state == SHOAL_IN_READY)
 		ss->stats.rx_queued--;
+	shoal_credit_detach(&ss->sn->sird, &m->credit);
 	__skb_queue_purge(&m->skbs);
 	atomic_sub(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
 	kfree(m);
@@ -61,46 +63,10 @@ static void shoal_in_ctrl(struct shoal_sock *ss, struct shoal_imsg *m,
 		   m->rx.msg_len, offset, word, q);
 }
 
-/* Payload bytes the socket may still invite: half its free receive
- * memory, less what it invited and has not received yet
- */
-static u32 shoal_rx_room(struct shoal_sock *ss)
-{
-	struct sock *sk = &ss->inet.sk;
-	int free = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
-	struct shoal_imsg *m;
-	u64 out = 0;
-
-	if (free <= 0)
-		return 0;
-	list_for_each_entry(m, &ss->in_list, node)
-		out += m->granted - min(m->granted, shoal_rx_received(&m->rx));
-	return out >= free / 2 ? 0 : free / 2 - out;
-}
-
-/* Invite more of @m if the window and the memory allow a packet's worth */
-static void shoal_in_grant(struct shoal_sock *ss, struct shoal_imsg *m,
-			   u32 room, struct sk_buff_head *q)
-{
-	u32 len = m->rx.msg_len, want, step;
-
-	want = min_t(u64, len, (u64)shoal_rx_received(&m->rx) +
-			       READ_ONCE(ss->sn->cfg.bdp));
-	want = min_t(u64, want, (u64)m->granted + room);
-	step = min_t(u32, READ_ONCE(ss->sn->cfg.mss), len - m->granted);
-	if (want <= m->granted || want - m->granted < step)
-		return;
-	shoal_in_ctrl(ss, m, SHOAL_T_CREDIT, want, want - m->granted, q);
-	m->granted = want;
-}
-
-/* Memory came free: every message that waits for it may get some */
+/* Memory came free: messages waiting for it may get credit */
 void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q)
 {
-	struct shoal_imsg *m;
-
-	list_for_each_entry(m, &ss->in_list, node)
-		shoal_in_grant(ss, m, shoal_rx_room(ss), q);
+	shoal_sird_kick(&ss->sn->sird);
 }
 
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
@@ -109,6 +75,7 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 {
 	struct sock *sk = &ss->inet.sk;
 	struct shoal_imsg *m;
+	u32 unasked;
 
 	if (atomic_read(&sk->sk_rmem_alloc) + SHOAL_IMSG_CHARGE >
 	    READ_ONCE(sk->sk_rcvbuf))
@@ -116,15 +83,21 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	m = kzalloc(sizeof(*m), GFP_ATOMIC);
 	if (!m)
 		return NULL;
-	atomic_add(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
+	/* named first: the pacer may credit it as soon as it is attached */
 	m->src = *src;
 	m->id = pkt->msg_id;
 	m->name_flags = pkt->flags & SHOAL_F_NAME;
-	m->state = SHOAL_IN_RECEIVING;
-	m->heard = jiffies;
 	/* DATA says how much comes unasked; a CREDIT_REQ, where it ends */
-	m->granted = pkt->type == SHOAL_T_DATA ? pkt->word : pkt->offset;
-	m->granted = min(m->granted, pkt->msg_len);
+	unasked = pkt->type == SHOAL_T_DATA ? pkt->word : pkt->offset;
+	if (shoal_credit_attach(&ss->sn->sird, &m->credit, ss, &src->ip,
+				pkt->msg_len, unasked)) {
+		kfree(m);
+		return NULL;
+	}
+	atomic_add(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
+	m->state = SHOAL_IN_RECEIVING;
+	m->unsched = min(unasked, pkt->msg_len);
+	m->heard = jiffies;
 	__skb_queue_head_init(&m->skbs);
 	shoal_rx_init(&m->rx, pkt->msg_len);
 	hlist_add_head(&m->hash, &ss->in_hash[shoal_msg_hash(src, m->id)]);
@@ -151,6 +124,7 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 	struct sock *sk = &ss->inet.sk;
 
 	shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
+	shoal_credit_detach(&ss->sn->sird, &m->credit);
 	list_move_tail(&m->node, &ss->ready);
 	m->state = SHOAL_IN_READY;
 	ss->stats.rx_msgs++;
@@ -159,27 +133,27 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 	sk->sk_data_ready(sk);
 }
 
-/* Ask at once for what a trimmed packet lost */
+/* What a trimmed packet lost is owed at once: the pacer asks for it again
+ * before any new credit, without waiting for a timeout
+ */
 static void shoal_in_trimmed(struct shoal_sock *ss, struct shoal_imsg *m,
-			     const struct shoal_wire_pkt *pkt,
-			     struct sk_buff_head *q)
+			     const struct shoal_wire_pkt *pkt)
 {
 	struct shoal_range r[4];
-	u32 i, n;
+	u32 n, back = 0;
 
 	n = shoal_rx_trimmed(&m->rx, pkt->offset, pkt->payload_len,
 			     get_jiffies_64(), r, ARRAY_SIZE(r));
-	for (i = 0; i < n; i++) {
-		shoal_in_ctrl(ss, m, SHOAL_T_RESEND, r[i].start,
-			      r[i].end - r[i].start, q);
-		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_RESEND_TRIMMED);
-	}
+	if (pkt->flags & (SHOAL_F_SCHED | SHOAL_F_RETX))
+		back = pkt->payload_len;	/* it came on credit */
+	shoal_credit_trimmed(&ss->sn->sird, &m->credit, back, r, n);
+	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_TRIMMED, n);
 }
 
 /* A DATA packet of @m; consumes @skb */
 static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			  struct sk_buff *skb,
-			  const struct shoal_wire_pkt *pkt,
+			  const struct shoal_wire_pkt *pkt, bool ce,
 			  struct sk_buff_head *q)
 {
 	struct shoal_net *sn = ss->sn;
@@ -187,7 +161,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	s64 fresh;
 
 	if (pkt->trimmed) {
-		shoal_in_trimmed(ss, m, pkt, q);
+		shoal_in_trimmed(ss, m, pkt);
 		goto drop;
 	}
 	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
@@ -201,11 +175,13 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_FRAGMENTED);
 		goto drop;
 	}
-	if (fresh <= 0) {	/* nothing new: the sender probes us */
+	if (fresh <= 0) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
 		shoal_stat_add(sn, SHOAL_STAT_RX_DUP_BYTES, pkt->payload_len);
 		ss->stats.rx_dup_bytes += pkt->payload_len;
-		shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+		/* a sender's probe (its first packet again): we have it */
+		if (!pkt->offset && (pkt->flags & SHOAL_F_RETX))
+			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
 		goto drop;
 	}
 	if (fresh < pkt->payload_len) {
@@ -213,17 +189,19 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			       pkt->payload_len - fresh);
 		ss->stats.rx_dup_bytes += pkt->payload_len - fresh;
 	}
+	shoal_credit_data(&sn->sird, &m->credit, pkt->payload_len, fresh,
+			  shoal_rx_received(&m->rx),
+			  pkt->flags & (SHOAL_F_SCHED | SHOAL_F_RETX),
+			  pkt->flags & SHOAL_F_CSN,
+			  ce);
 	__skb_pull(skb, sizeof(struct udphdr) + pkt->hdr_len);
 	skb_dst_drop(skb);
 	SHOAL_RX_CB(skb)->offset = pkt->offset;
 	SHOAL_RX_CB(skb)->len = pkt->payload_len;
 	skb_set_owner_r(skb, sk);
 	shoal_imsg_keep(m, skb);
-	if (shoal_rx_complete(&m->rx)) {
+	if (shoal_rx_complete(&m->rx))
 		shoal_imsg_complete(ss, m, q);
-		return;
-	}
-	shoal_in_grant(ss, m, shoal_rx_room(ss), q);
 	return;
 drop:
 	kfree_skb(skb);
@@ -232,11 +210,13 @@ drop:
 /* A packet from a sender: DATA, CREDIT_REQ or ABORT.  Consumes @skb. */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		  const struct shoal_wire_pkt *pkt,
-		  const struct shoal_addr *src, struct sk_buff_head *q)
+		  const struct shoal_addr *src, bool ce,
+		  struct sk_buff_head *q)
 {
 	u8 name = pkt->flags & SHOAL_F_NAME;
 	struct shoal_net *sn = ss->sn;
 	struct shoal_imsg *m;
+	bool created = false;
 
 	m = shoal_imsg_find(ss, src, pkt->msg_id, name);
 	if (m && m->rx.msg_len != pkt->msg_len) {
@@ -266,6 +246,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			goto drop;
 		}
 		m = shoal_imsg_new(ss, pkt, src);
+		created = true;
 		if (!m) {
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 			ss->stats.rx_drop_rcvbuf++;
@@ -274,21 +255,25 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 	}
 	m->heard = jiffies;
 	m->silent = 0;
+	m->quiet = 0;
 	if (pkt->type == SHOAL_T_DATA) {
-		shoal_in_data(ss, m, skb, pkt, q);
+		shoal_in_data(ss, m, skb, pkt, ce, q);
 		return;
 	}
-	/* CREDIT_REQ: the sender waits for credit from pkt->offset on */
-	if (pkt->offset > m->granted)
-		m->granted = pkt->offset;
-	shoal_in_grant(ss, m, shoal_rx_room(ss), q);
+	/* CREDIT_REQ: the sender waits for credit from pkt->offset on; a
+	 * repeated one is a probe, answered
+	 */
+	if (!created)
+		shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+	shoal_credit_ask(&sn->sird, &m->credit, pkt->offset);
 drop:
 	kfree_skb(skb);
 }
 
-/* A resend interval passed, under ss->lock: ask for what is missing of
- * quiet messages, tell senders we wait for memory, forget messages whose
- * sender went silent and done ones old enough
+/* A resend interval passed, under ss->lock: quiet messages give their
+ * credit out back (it was lost) and ask for what is missing, or tell their
+ * senders they wait for credit; messages whose sender went silent are
+ * forgotten, and done ones old enough
  */
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 {
@@ -297,25 +282,59 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	unsigned long ival = msecs_to_jiffies(ms);
 	struct shoal_imsg *m, *tmp;
 	struct shoal_range r[8];
-	u32 i, n;
+	u32 i, n, granted;
 
 	list_for_each_entry_safe(m, tmp, &ss->in_list, node) {
-		if (time_before(jiffies, m->heard + ival))
+		unsigned long last = m->heard;
+		unsigned long at = READ_ONCE(m->credit.granted_at);
+
+		/* quiet: nothing arrived for an interval since the last
+		 * packet and since the last credit (data may wait in a queue)
+		 */
+		if (time_after(at, last)) {
+			last = at;
+			m->quiet = 0;	/* credit since: count afresh */
+		}
+		if (time_before(jiffies, last + ival))
 			continue;
 		m->heard = jiffies;
-		if (++m->silent > limit) {
+		/* one quiet interval may be a deep queue; after two, credit
+		 * still out is stranded (its data or the CREDIT was lost)
+		 */
+		if (++m->quiet >= 2)
+			shoal_credit_reclaim(&ss->sn->sird, &m->credit);
+		granted = READ_ONCE(m->credit.granted);
+		if (!granted || shoal_rx_has(&m->rx, 0, granted) ||
+		    READ_ONCE(m->credit.nr_owed)) {
+			/* all it was invited to send is here, or the pacer
+			 * owes it RESENDs: it waits for credit, which is not
+			 * its sender's silence
+			 */
+			m->silent = 0;
+			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+			continue;
+		}
+		/* a message nothing of which ever came (a spoofed one?) is
+		 * given up soon: it must not make us a RESEND reflector
+		 */
+		if (++m->silent > (shoal_rx_received(&m->rx) ? limit :
+				   min(limit, SHOAL_SILENT_EMPTY))) {
 			shoal_imsg_free(ss, m);	/* the sender is gone */
 			continue;
 		}
-		n = shoal_rx_gaps(&m->rx, m->granted, get_jiffies_64(), ival,
+		if (m->quiet < 2)
+			continue;
+		n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival,
 				  0, r, ARRAY_SIZE(r));
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			shoal_in_ctrl(ss, m, SHOAL_T_RESEND, r[i].start,
 				      r[i].end - r[i].start, q);
-		if (!n && m->granted < m->rx.msg_len) {
-			shoal_in_grant(ss, m, shoal_rx_room(ss), q);
-			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+			if (r[i].end > m->unsched)
+				shoal_credit_resend(&ss->sn->sird, &m->credit,
+						    r[i].end -
+						    max(r[i].start, m->unsched));
 		}
+		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
 	list_for_each_entry_safe(m, tmp, &ss->done, node)
 		if (time_after_eq(jiffies, m->heard + ival * (limit + 1)))

@@ -29,6 +29,11 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.timeout_resends = 50,
 	.rcvbuf = 4 << 20,
 	.sndbuf = 4 << 20,
+	.sird_b = 98304,		/* 1.5 x bdp */
+	.sird_sthr = 32768,		/* 0.5 x bdp */
+	.sird_g_shift = 4,		/* g = 1/16 */
+	.sird_rtt_us = 100,
+	.sird_rate_mbps = 0,
 };
 
 static int __net_init shoal_net_init(struct net *net)
@@ -44,6 +49,7 @@ static int __net_init shoal_net_init(struct net *net)
 	sn->next_port = get_random_u32();
 	sn->max_msg_len = SHOAL_MSG_DEFAULT;
 	sn->cfg = shoal_cfg_default;
+	shoal_sird_init(&sn->sird, sn);
 	sn->stats = alloc_percpu(struct shoal_stats);
 	if (!sn->stats)
 		return -ENOMEM;
@@ -88,6 +94,7 @@ static void __net_exit shoal_net_exit(struct net *net)
 	shoal_udp_close(sn);
 	mutex_unlock(&sn->lock);
 	synchronize_rcu();	/* a packet still being counted */
+	shoal_sird_exit(&sn->sird);
 	free_percpu(sn->stats);
 }
 

@@ -4,10 +4,11 @@
  * kernel and sends what it may at once: its unscheduled prefix, and a
  * CREDIT_REQ for the rest.  Then the receiver drives: CREDIT lets more
  * bytes go, RESEND asks for bytes again, ACK ends the message, UNKNOWN
- * fails it.  A message the receiver is silent about for a resend interval
- * sends its first packet again (a receiver that has it answers, one that
- * never saw it learns of it); after net.shoal.timeout_resends silent
- * intervals it fails with ETIMEDOUT.  Failures go to the socket's error
+ * fails it.  A message the receiver is silent about for two resend
+ * intervals probes it with a CREDIT_REQ (a receiver that has it answers,
+ * one that never saw it learns of it), and its first packet while the
+ * receiver never answered; after net.shoal.timeout_resends such probes
+ * it fails with ETIMEDOUT.  Failures go to the socket's error
  * queue (MSG_ERRQUEUE).
  *
  * Locking: see shoal_sock.h.  Everything here but shoal_omsg_send()'s copy
@@ -286,6 +287,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	}
 	m->heard = jiffies;
 	m->silent = 0;
+	m->answered = true;
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
 		shoal_tx_authorise(&m->tx, pkt->offset);
@@ -323,7 +325,10 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	bool freed = false;
 
 	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
-		if (time_before(jiffies, m->heard + ival))
+		/* a receiver that schedules others says so every interval
+		 * (BUSY): two without a word are silence
+		 */
+		if (time_before(jiffies, m->heard + 2 * ival))
 			continue;
 		m->heard = jiffies;
 		if (++m->silent > limit) {
@@ -332,10 +337,18 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			freed = true;
 			continue;
 		}
-		if (m->unsched < m->len)
-			m->announced = false;	/* ask for credit again */
-		shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
-		shoal_omsg_push(ss, m, q);
+		/* the probe: a CREDIT_REQ, which a receiver that has the
+		 * message answers (BUSY or ACK) and one that has not takes
+		 * as the message's start; data too while the receiver never
+		 * answered (it may have nothing of it), none after (data
+		 * without credit would add to the queue of a busy receiver)
+		 */
+		shoal_ctrl(ss->sn, ss->port, &m->dst, SHOAL_T_CREDIT_REQ,
+			   m->id, m->name_flags, m->len, m->unsched, 0, q);
+		if (!m->answered) {
+			shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
+			shoal_omsg_push(ss, m, q);
+		}
 	}
 	if (freed)
 		ss->inet.sk.sk_write_space(&ss->inet.sk);

@@ -25,6 +25,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_DUP_PACKETS] = "rx_dup_packets",
 	[SHOAL_STAT_RX_DUP_BYTES] = "rx_dup_bytes",
 	[SHOAL_STAT_RX_RESEND_TRIMMED] = "rx_resend_trimmed",
+	[SHOAL_STAT_RX_RESEND_QUIET] = "rx_resend_quiet",
 	[SHOAL_STAT_RX_MSGS] = "rx_msgs",
 	[SHOAL_STAT_TX_PACKETS] = "tx_packets",
 	[SHOAL_STAT_TX_BYTES] = "tx_bytes",
@@ -77,6 +78,12 @@ static int shoal_stats_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+static int shoal_sird_proc_show(struct seq_file *seq, void *v)
+{
+	shoal_sird_show(&shoal_net(seq_file_single_net(seq))->sird, seq);
+	return 0;
+}
+
 int shoal_proc_init(struct shoal_net *sn)
 {
 	struct proc_dir_entry *dir;
@@ -85,6 +92,8 @@ int shoal_proc_init(struct shoal_net *sn)
 	if (!dir)
 		return -ENOMEM;
 	if (!proc_create_net_single("stats", 0444, dir, shoal_stats_show,
+				    NULL) ||
+	    !proc_create_net_single("sird", 0444, dir, shoal_sird_proc_show,
 				    NULL)) {
 		remove_proc_subtree("shoal", sn->net->proc_net);
 		return -ENOMEM;

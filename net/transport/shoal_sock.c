@@ -206,7 +206,7 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	case SHOAL_T_DATA:
 	case SHOAL_T_CREDIT_REQ:
 	case SHOAL_T_ABORT:
-		shoal_in_rcv(ss, skb, pkt, src, &q);
+		shoal_in_rcv(ss, skb, pkt, src, ce, &q);
 		break;
 	default:
 		shoal_out_rcv(ss, pkt, src, &q);

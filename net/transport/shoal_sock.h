@@ -46,6 +46,10 @@ struct shoal_sock {
 					 */
 	struct list_head errq;		/* failed sends, for MSG_ERRQUEUE */
 	struct shoal_sock_stats stats;
+	u32 credit_out;			/* under sn->sird.lock: credit given
+					 * to this socket's messages, its
+					 * data not here yet
+					 */
 };
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -68,6 +72,7 @@ struct shoal_omsg {
 	u64 id;
 	u8 name_flags;			/* SHOAL_F_REQUEST or _RESPONSE */
 	bool announced;			/* CREDIT_REQ sent or not needed */
+	bool answered;			/* the receiver said something */
 	u32 len;
 	u32 unsched;
 	u32 mss;
@@ -93,8 +98,10 @@ struct shoal_imsg {
 	u64 id;
 	u8 name_flags;
 	enum shoal_imsg_state state;
-	u32 granted;			/* bytes the sender may send */
-	u32 silent;
+	u32 unsched;			/* bytes it sends without credit */
+	struct shoal_credit credit;	/* under sn->sird.lock */
+	u32 quiet;			/* intervals nothing arrived */
+	u32 silent;			/* of which data was expected */
 	unsigned long heard;
 	struct sk_buff_head skbs;	/* payloads by offset */
 	struct shoal_rx_ranges rx;
@@ -140,7 +147,8 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);
 /* shoal_in.c */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		  const struct shoal_wire_pkt *pkt,
-		  const struct shoal_addr *src, struct sk_buff_head *q);
+		  const struct shoal_addr *src, bool ce,
+		  struct sk_buff_head *q);
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
 void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_in_read(struct shoal_sock *ss, struct shoal_imsg *m,

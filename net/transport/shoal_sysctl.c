@@ -14,13 +14,16 @@
 
 static int shoal_port_min = 1;
 static int shoal_port_max = 65535;
-static u32 shoal_msg_min = SHOAL_MSG_MIN_MAX;
-static u32 shoal_msg_max = SHOAL_MSG_LIMIT;
+static u32 shoal_msglen_min = SHOAL_MSG_MIN_MAX;
+static u32 shoal_msglen_max = SHOAL_MSG_LIMIT;
 static u32 shoal_mss_min = SHOAL_MSS_MIN;
 static u32 shoal_mss_max = 65000;
 static u32 shoal_ms_max = 60000;
 static u32 shoal_resends_max = 100000;
 static u32 shoal_buf_min = 4096;
+static u32 shoal_g_max = 16;
+static u32 shoal_rtt_max = 10000000;	/* 10 s */
+static u32 shoal_rate_max = 1000000;	/* 1 Tbit/s */
 
 /* A new port opens a new socket first: a port in use is refused and the
  * old one stays.
@@ -56,8 +59,8 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
-		.extra1		= &shoal_msg_min,
-		.extra2		= &shoal_msg_max,
+		.extra1		= &shoal_msglen_min,
+		.extra2		= &shoal_msglen_max,
 	},
 	{
 		.procname	= "mss",
@@ -73,7 +76,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= &shoal_mss_min,
-		.extra2		= &shoal_msg_max,
+		.extra2		= &shoal_msglen_max,
 	},
 	{
 		.procname	= "unsch_thresh",
@@ -81,7 +84,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.mode		= 0644,
 		.proc_handler	= proc_douintvec_minmax,
 		.extra1		= SYSCTL_ZERO,
-		.extra2		= &shoal_msg_max,
+		.extra2		= &shoal_msglen_max,
 	},
 	{
 		.procname	= "resend_ms",
@@ -115,6 +118,46 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= &shoal_buf_min,
 		.extra2		= SYSCTL_INT_MAX,
 	},
+	{
+		.procname	= "sird_b",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_mss_min,
+		.extra2		= &shoal_msglen_max,
+	},
+	{
+		.procname	= "sird_sthr",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_msglen_max,
+	},
+	{
+		.procname	= "sird_g_shift",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_g_max,
+	},
+	{
+		.procname	= "sird_rtt_us",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_rtt_max,
+	},
+	{
+		.procname	= "sird_rate_mbps",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_rate_max,
+	},
 	{ }
 };
 
@@ -135,6 +178,11 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[6].data = &sn->cfg.timeout_resends;
 	t[7].data = &sn->cfg.rcvbuf;
 	t[8].data = &sn->cfg.sndbuf;
+	t[9].data = &sn->cfg.sird_b;
+	t[10].data = &sn->cfg.sird_sthr;
+	t[11].data = &sn->cfg.sird_g_shift;
+	t[12].data = &sn->cfg.sird_rtt_us;
+	t[13].data = &sn->cfg.sird_rate_mbps;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

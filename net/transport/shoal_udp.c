@@ -238,7 +238,8 @@ static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
 	d = ipv6_stub->ipv6_dst_lookup_flow(sn->net, NULL, &fl6, NULL);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
-	udp_tunnel6_xmit_skb(d, NULL, skb, d->dev, &fl6.saddr, &fl6.daddr,
+	/* no tunnel device: its stats would be written into d->dev's */
+	udp_tunnel6_xmit_skb(d, NULL, skb, NULL, &fl6.saddr, &fl6.daddr,
 			     tos, ip6_dst_hoplimit(d), 0, shoal_src_port(),
 			     htons(READ_ONCE(sn->udp_port)), false);
 	return 0;

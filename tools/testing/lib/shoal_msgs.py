@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Messages over Shoal sockets (IPPROTO_SIRD) for the scenarios.
+
+  shoal_msgs.py recv PORT COUNT TIMEOUT      receive COUNT messages on PORT,
+                                             check each, print JSON
+  shoal_msgs.py send ADDR PORT COUNT SIZE [TAG]
+                                             send COUNT messages of SIZE
+                                             bytes, wait until each is
+                                             acknowledged or failed, print
+                                             JSON
+
+Every message carries its tag, index and size in its first 16 bytes and a
+pattern derived from them in the rest, so the receiver can tell a
+message that arrived intact from one that did not.
+"""
+import json
+import select
+import socket
+import struct
+import sys
+import time
+
+IPPROTO_SIRD = 253
+SOL_SHOAL = 299
+SHOAL_CMSG_RECV = 2
+SHOAL_SOCK_STATS = 1
+SO_RCVBUFFORCE = 33
+STATS = struct.Struct("=6Q2I")
+STAT_NAMES = ("tx_msgs", "tx_acked", "tx_failed", "rx_msgs", "rx_dup_bytes",
+              "rx_drop_rcvbuf", "tx_queued", "rx_queued")
+INFO = struct.Struct("=QIi")
+
+
+def body(tag, index, size):
+    head = struct.pack("!IIQ", tag, index, size)
+    seed = (tag * 131 + index * 7) & 0xff
+    pat = bytes((seed + i) & 0xff for i in range(256))
+    rest = size - len(head)
+    out = head + pat * (rest // 256) + pat[:rest % 256]
+    return out[:size]
+
+
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def stats(s):
+    return dict(zip(STAT_NAMES,
+                    STATS.unpack(s.getsockopt(SOL_SHOAL, SHOAL_SOCK_STATS,
+                                              STATS.size))))
+
+
+def recv(port, count, timeout):
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, IPPROTO_SIRD)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+    s.bind(("::", port))
+    good = bad = 0
+    seen = set()
+    dups = 0
+    deadline = time.time() + timeout
+    while good + bad < count:
+        left = deadline - time.time()
+        if left <= 0 or not select.select([s], [], [], left)[0]:
+            break
+        data, anc, flags, src = s.recvmsg(64 << 20, 256)
+        if len(data) < 16:
+            bad += 1
+            continue
+        tag, index, size = struct.unpack("!IIQ", data[:16])
+        if (tag, index) in seen:
+            dups += 1
+        seen.add((tag, index))
+        if size == len(data) and data == body(tag, index, size):
+            good += 1
+        else:
+            bad += 1
+    out = {"good": good, "bad": bad, "duplicates": dups,
+           "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
+    out.update(stats(s))
+    print(json.dumps(out))
+
+
+def send(addr, port, count, size, tag):
+    s = socket.socket(family(addr), socket.SOCK_DGRAM, IPPROTO_SIRD)
+    start = time.time()
+    for i in range(count):
+        s.sendto(body(tag, i, size), (addr, port))
+    errors = {}
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        st = stats(s)
+        if not st["tx_queued"]:
+            break
+        time.sleep(0.02)
+    while True:
+        try:
+            _, anc, _, _ = s.recvmsg(0, 256, socket.MSG_ERRQUEUE |
+                                     socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            break
+        for level, kind, data in anc:
+            if level == SOL_SHOAL and kind == SHOAL_CMSG_RECV:
+                err = INFO.unpack(data[:INFO.size])[2]
+                errors[err] = errors.get(err, 0) + 1
+    out = {"elapsed": round(time.time() - start, 3), "errors": errors}
+    out.update(stats(s))
+    print(json.dumps(out))
+
+
+def main(argv):
+    if len(argv) >= 5 and argv[1] == "recv":
+        recv(int(argv[2]), int(argv[3]), float(argv[4]))
+    elif len(argv) >= 6 and argv[1] == "send":
+        send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
+             int(argv[6]) if len(argv) > 6 else 0)
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

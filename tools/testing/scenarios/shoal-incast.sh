@@ -1,0 +1,147 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# shoal-incast: 8 senders send Shoal messages (IPPROTO_SIRD) to one
+# receiver through a 100 Mbit/s switch port (tbf) at once.
+#   1. A deep queue (trim limit 1000, which never trims here), messages all
+#      scheduled (300 KB, above unsch_thresh), credit paced at the link
+#      rate: every message arrives intact and once, every sender sees each
+#      acknowledged, and the port's queue peaks within SIRD's bound: B -
+#      BDP of scheduled data, plus a margin of the configured BDP (the
+#      emulated path's own BDP is near zero, so all of B may queue) and 2
+#      packets.  No credit is left outstanding afterwards.
+#   2. The same without pacing (the paper's ablation): every message
+#      arrives.  The queue peak is reported, not bounded: credit goes out
+#      in bursts of B, and under emulation a burst's data can sit in the
+#      queue longer than two resend intervals, so some of it is taken for
+#      lost and sent again on top of B (Documentation/shoal.md).
+#   3. A 12-packet trimming queue and 60 KB messages, sent unscheduled all
+#      at once (an incast of 8 x 4 x 60 KB): packets are trimmed, their
+#      bytes asked for again at once (rx_resend_trimmed), every message
+#      arrives, none times out.
+#   4. 1% random loss (netem): every message arrives, recovered by the
+#      receiver's RESENDs after quiet intervals; none times out.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# values arrive by eval
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+# shellcheck source=../lib/shoal.sh
+source "$HERE/../lib/shoal.sh"
+
+MSGS=${MSGS:-4}			# per sender
+SIZE=${SIZE:-300000}		# scheduled: above unsch_thresh
+SMALL=60000			# unscheduled: all of it goes at once
+N=8
+PORT=7000
+FRAME=1474			# a full DATA packet on the wire
+B=98304				# net.shoal.sird_b
+BDP=65536			# net.shoal.bdp
+
+topo_modules sch_trim sch_netem
+shoal_module
+topo_init sincast
+trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
+topo_build "$N" >/dev/null
+MSGS_PY=$TREE/tools/testing/lib/shoal_msgs.py
+RXADDR=$(topo_rx_addr 4)
+ip netns exec "$TOPO_RX" sysctl -qw net.shoal.sird_b=$B net.shoal.bdp=$BDP ||
+	topo_die "sysctls"
+
+# run NAME RATE_MBPS SIZE QDISC...: all senders at once through r0; sets rx_*,
+# tx_* (summed over senders), q_* (r0's child) and st_* (the receiver's
+# /proc/net/shoal/stats changes), sird_b and sird_wanting afterwards
+run()
+{
+	local name=$1 rate=$2 size=$3 i before after pids=()
+
+	shift 3
+	topo_link_qdisc 100mbit 3000 1000000 "$@" || topo_die "$name: qdisc"
+	ip netns exec "$TOPO_RX" sysctl -qw net.shoal.sird_rate_mbps="$rate"
+	before=$(ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats)
+	ip netns exec "$TOPO_RX" "$MSGS_PY" recv $PORT $((N * MSGS)) 90 \
+		>"$TOPO_TMP/rx.json" &
+	pids+=($!)
+	topo_nap 1
+	for ((i = 1; i <= N; i++)); do
+		ip netns exec "$(topo_sender_ns "$i")" "$MSGS_PY" send "$RXADDR" \
+			$PORT "$MSGS" "$size" "$i" >"$TOPO_TMP/tx$i.json" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	after=$(ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats)
+	eval "$(python3 - "$TOPO_TMP" "$N" <<'PY'
+import json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+def load(p):
+    try:
+        return json.load(open(p))
+    except (OSError, ValueError):
+        return {}
+rx = load(d + "/rx.json")
+for k in ("good", "bad", "duplicates"):
+    print("rx_%s=%d" % (k, rx.get(k, -1)))
+tot = {"tx_acked": 0, "tx_failed": 0, "tx_errors": 0}
+for i in range(1, n + 1):
+    t = load("%s/tx%d.json" % (d, i))
+    tot["tx_acked"] += t.get("tx_acked", -1000)
+    tot["tx_failed"] += t.get("tx_failed", 1000)
+    tot["tx_errors"] += sum(t.get("errors", {"x": 1000}).values())
+for k, v in tot.items():
+    print("%s=%d" % (k, v))
+PY
+	)"
+	echo "# $name: receiver $(cat "$TOPO_TMP/rx.json")"
+	for ((i = 1; i <= N; i++)); do
+		grep -q '"errors": {}' "$TOPO_TMP/tx$i.json" ||
+			echo "# $name: sender $i $(cat "$TOPO_TMP/tx$i.json")"
+	done
+	eval "$(shoal_stats_vars "$before" "$after" | sed 's/^/st_/')"
+	echo "# $name: receiver $(shoal_stats_delta "$before" "$after")"
+	echo "# $name: sender 1 $(ip netns exec "$(topo_sender_ns 1)" cat /proc/net/shoal/stats |
+		awk '$2 != 0 { printf "%s=%s ", $1, $2 }')"
+	eval "$(topo_qstats | sed -n 's/^child_data_qlen_max=/q_qlen_max=/p')"
+	sird_b=$(ip netns exec "$TOPO_RX" awk '$1 == "b" { print $2 }' /proc/net/shoal/sird)
+	sird_wanting=$(ip netns exec "$TOPO_RX" awk '$1 == "wanting" { print $2 }' \
+		/proc/net/shoal/sird)
+	echo "# $name: rx good $rx_good bad $rx_bad dup $rx_duplicates;" \
+		"tx acked $tx_acked failed $tx_failed; queue peak ${q_qlen_max:--1}" \
+		"packets; trimmed $st_rx_trimmed, resend trimmed" \
+		"$st_rx_resend_trimmed quiet $st_rx_resend_quiet; b $sird_b"
+}
+
+all_arrived()
+{
+	local name=$1 total=$((N * MSGS))
+
+	tap_ok "$rx_good == $total && $rx_bad == 0 && $rx_duplicates == 0" \
+		"$name: $total messages arrive intact, once (good $rx_good, bad $rx_bad, dup $rx_duplicates)"
+	tap_ok "$tx_acked == $total && $tx_failed == 0 && $tx_errors == 0" \
+		"$name: senders see all $total acknowledged, none failed (acked $tx_acked, failed $tx_failed)"
+	tap_ok "${sird_b:--1} == 0 && ${sird_wanting:--1} == 0" \
+		"$name: no credit left outstanding (b $sird_b, wanting $sird_wanting)"
+}
+
+bound=$(((B - BDP + BDP) / FRAME + 2))
+run paced 100 "$SIZE" trim limit 1000
+all_arrived paced
+tap_ok "${q_qlen_max:--1} >= 0 && ${q_qlen_max:--1} <= $bound" \
+	"paced: queue peak $q_qlen_max packets <= $bound (B - BDP + BDP margin + 2)"
+
+run unpaced 0 "$SIZE" trim limit 1000
+all_arrived unpaced
+echo "# unpaced: queue peak $q_qlen_max packets (not bounded here: see the header)"
+
+run trimming 100 "$SMALL" trim limit 12
+all_arrived trimming
+tap_ok "$st_rx_trimmed > 0 && $st_rx_resend_trimmed > 0" \
+	"trimming: trimmed packets ($st_rx_trimmed) asked for again at once ($st_rx_resend_trimmed RESENDs)"
+tap_ok "$st_tx_timeout == 0" "trimming: no message timed out"
+
+run loss 100 "$SIZE" netem loss 1% limit 1000
+all_arrived loss
+tap_ok "$st_rx_resend_quiet > 0 && $st_tx_timeout == 0" \
+	"loss: recovered by RESENDs after quiet intervals ($st_rx_resend_quiet), none timed out"
+tap_done
