@@ -55,7 +55,7 @@ struct shoal_credit {
 };
 
 struct shoal_sird {
-	spinlock_t lock;
+	spinlock_t lock;		/* everything below */
 	struct shoal_net *sn;
 	u32 b;				/* credit outstanding, all senders */
 	u32 nr_peers;
