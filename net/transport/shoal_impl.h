@@ -139,6 +139,7 @@ static inline bool shoal_addr_eq(const struct shoal_addr *a,
 /* A packet built under a lock, queued to be sent once it is dropped */
 struct shoal_tx_cb {
 	struct shoal_addr dst;
+	struct in6_addr saddr;		/* any: the route chooses */
 	u8 type;
 };
 
@@ -151,7 +152,7 @@ void shoal_udp_close(struct shoal_net *sn);
 struct sk_buff *shoal_pkt_alloc(const struct shoal_wire_pkt *p, u32 payload,
 				gfp_t gfp);
 void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
-		struct sk_buff *skb, u8 type);
+		const struct in6_addr *saddr, struct sk_buff *skb, u8 type);
 void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q);
 u32 shoal_path_mss(struct shoal_net *sn, const struct shoal_addr *dst);
 
@@ -160,7 +161,8 @@ int shoal_sock_register(void);
 void shoal_sock_unregister(void);
 void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		    const struct shoal_wire_pkt *pkt,
-		    const struct shoal_addr *src, bool ce);
+		    const struct shoal_addr *src,
+		    const struct in6_addr *local, bool ce);
 
 /* shoal_sysctl.c */
 int shoal_sysctl_init(struct shoal_net *sn);

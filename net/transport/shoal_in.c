@@ -59,8 +59,8 @@ static void shoal_in_ctrl(struct shoal_sock *ss, struct shoal_imsg *m,
 			  u8 type, u32 offset, u32 word,
 			  struct sk_buff_head *q)
 {
-	shoal_ctrl(ss->sn, ss->port, &m->src, type, m->id, m->name_flags,
-		   m->rx.msg_len, offset, word, q);
+	shoal_ctrl(ss->sn, ss->port, &m->src, &m->local, type, m->id,
+		   m->name_flags, m->rx.msg_len, offset, word, q);
 }
 
 /* Memory came free: messages waiting for it may get credit */
@@ -71,7 +71,8 @@ void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q)
 
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 					 const struct shoal_wire_pkt *pkt,
-					 const struct shoal_addr *src)
+					 const struct shoal_addr *src,
+					 const struct in6_addr *local)
 {
 	struct sock *sk = &ss->inet.sk;
 	struct shoal_imsg *m;
@@ -85,6 +86,7 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 		return NULL;
 	/* named first: the pacer may credit it as soon as it is attached */
 	m->src = *src;
+	m->local = *local;
 	m->id = pkt->msg_id;
 	m->name_flags = pkt->flags & SHOAL_F_NAME;
 	/* DATA says how much comes unasked; a CREDIT_REQ, where it ends */
@@ -210,8 +212,8 @@ drop:
 /* A packet from a sender: DATA, CREDIT_REQ or ABORT.  Consumes @skb. */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		  const struct shoal_wire_pkt *pkt,
-		  const struct shoal_addr *src, bool ce,
-		  struct sk_buff_head *q)
+		  const struct shoal_addr *src, const struct in6_addr *local,
+		  bool ce, struct sk_buff_head *q)
 {
 	u8 name = pkt->flags & SHOAL_F_NAME;
 	struct shoal_net *sn = ss->sn;
@@ -239,13 +241,13 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 	if (!m) {
 		/* a message this socket could never hold is refused */
 		if (pkt->msg_len > READ_ONCE(ss->inet.sk.sk_rcvbuf) / 2) {
-			shoal_ctrl(sn, ss->port, src, SHOAL_T_UNKNOWN,
-				   pkt->msg_id, name, pkt->msg_len, 0,
-				   EMSGSIZE, q);
+			shoal_ctrl(sn, ss->port, src, local,
+				   SHOAL_T_UNKNOWN, pkt->msg_id, name,
+				   pkt->msg_len, 0, EMSGSIZE, q);
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 			goto drop;
 		}
-		m = shoal_imsg_new(ss, pkt, src);
+		m = shoal_imsg_new(ss, pkt, src, local);
 		created = true;
 		if (!m) {
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);

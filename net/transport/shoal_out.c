@@ -51,10 +51,18 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m)
 static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 			    int error)
 {
-	struct shoal_err *e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	struct sock *sk = &ss->inet.sk;
+	struct shoal_err *e = NULL;
 
 	ss->stats.tx_failed++;
+	/* the error queue is receive memory: an owner that never reads it
+	 * loses the reports past SO_RCVBUF (sk_err still says one failed)
+	 */
+	if (atomic_read(&sk->sk_rmem_alloc) + (int)sizeof(*e) <=
+	    READ_ONCE(sk->sk_rcvbuf))
+		e = kzalloc(sizeof(*e), GFP_ATOMIC);
 	if (e) {
+		atomic_add(sizeof(*e), &sk->sk_rmem_alloc);
 		e->dst = m->dst;
 		e->id = m->id;
 		e->name_flags = m->name_flags;
@@ -69,8 +77,9 @@ static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 
 /* A control packet about a message, queued on @q */
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
-		const struct shoal_addr *dst, u8 type, u64 id, u8 name_flags,
-		u32 msg_len, u32 offset, u32 word, struct sk_buff_head *q)
+		const struct shoal_addr *dst, const struct in6_addr *saddr,
+		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,
+		u32 word, struct sk_buff_head *q)
 {
 	struct shoal_wire_pkt p = {
 		.type = type,
@@ -89,6 +98,7 @@ void shoal_ctrl(struct shoal_net *sn, u16 sport,
 		return;
 	}
 	SHOAL_TX_CB(skb)->dst = *dst;
+	SHOAL_TX_CB(skb)->saddr = saddr ? *saddr : in6addr_any;
 	SHOAL_TX_CB(skb)->type = type;
 	__skb_queue_tail(q, skb);
 }
@@ -125,6 +135,7 @@ static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
 	}
 	skb_put_data(skb, m->data + off, len);
 	SHOAL_TX_CB(skb)->dst = m->dst;
+	SHOAL_TX_CB(skb)->saddr = in6addr_any;
 	SHOAL_TX_CB(skb)->type = SHOAL_T_DATA;
 	__skb_queue_tail(q, skb);
 	if (retx)
@@ -132,25 +143,30 @@ static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
 	return true;
 }
 
-/* Everything @m may send now: the credit request once, then resends and
- * authorised bytes
+/* What @m may send now: the credit request once, then resends and
+ * authorised bytes, at most two BDPs' worth a call (a forged grant of a
+ * whole message must not build thousands of packets at once: the timer
+ * sends the rest)
  */
 static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 			    struct sk_buff_head *q)
 {
+	u32 off, len, budget = 2 * READ_ONCE(ss->sn->cfg.bdp);
 	enum shoal_tx_kind kind;
-	u32 off, len;
 
 	if (!m->announced) {
 		m->announced = true;
-		shoal_ctrl(ss->sn, ss->port, &m->dst, SHOAL_T_CREDIT_REQ,
-			   m->id, m->name_flags, m->len, m->unsched, 0, q);
+		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
+			   SHOAL_T_CREDIT_REQ, m->id, m->name_flags, m->len,
+			   m->unsched, 0, q);
 	}
-	while ((kind = shoal_tx_next(&m->tx, m->mss, &off, &len)) !=
-	       SHOAL_TX_NONE)
+	while (budget && (kind = shoal_tx_next(&m->tx, min(m->mss, budget),
+					       &off, &len)) != SHOAL_TX_NONE) {
 		if (!shoal_omsg_data(ss, m, off, len, kind == SHOAL_TX_RESEND,
 				     q))
 			break;
+		budget -= len;
+	}
 }
 
 /* Whether the socket has room for a message of @len bytes: one always
@@ -276,7 +292,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
 		/* a receiver still asking forgets the message */
 		if (pkt->type == SHOAL_T_CREDIT || pkt->type == SHOAL_T_RESEND)
-			shoal_ctrl(sn, ss->port, src, SHOAL_T_ABORT,
+			shoal_ctrl(sn, ss->port, src, NULL, SHOAL_T_ABORT,
 				   pkt->msg_id, pkt->flags & SHOAL_F_NAME,
 				   pkt->msg_len, 0, ECANCELED, q);
 		return;
@@ -325,6 +341,7 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	bool freed = false;
 
 	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
+		shoal_omsg_push(ss, m, q);	/* what a capped push left */
 		/* a receiver that schedules others says so every interval
 		 * (BUSY): two without a word are silence
 		 */
@@ -343,8 +360,9 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		 * answered (it may have nothing of it), none after (data
 		 * without credit would add to the queue of a busy receiver)
 		 */
-		shoal_ctrl(ss->sn, ss->port, &m->dst, SHOAL_T_CREDIT_REQ,
-			   m->id, m->name_flags, m->len, m->unsched, 0, q);
+		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
+			   SHOAL_T_CREDIT_REQ, m->id, m->name_flags, m->len,
+			   m->unsched, 0, q);
 		if (!m->answered) {
 			shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
 			shoal_omsg_push(ss, m, q);

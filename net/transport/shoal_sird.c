@@ -341,8 +341,9 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		if (c->nr_owed) {
 			/* a trimmed range first: ask for its next piece */
 			shoal_ctrl(sird->sn, c->ss->port, &m->src,
-				   SHOAL_T_RESEND, m->id, m->name_flags,
-				   c->msg_len, c->owed[0].start, n, &q);
+				   &m->local, SHOAL_T_RESEND, m->id,
+				   m->name_flags, c->msg_len,
+				   c->owed[0].start, n, &q);
 			c->owed[0].start += n;
 			if (c->owed[0].start >= c->owed[0].end)
 				memmove(c->owed, c->owed + 1,
@@ -351,8 +352,9 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		} else {
 			WRITE_ONCE(c->granted, c->granted + n);
 			shoal_ctrl(sird->sn, c->ss->port, &m->src,
-				   SHOAL_T_CREDIT, m->id, m->name_flags,
-				   c->msg_len, c->granted, n, &q);
+				   &m->local, SHOAL_T_CREDIT, m->id,
+				   m->name_flags, c->msg_len, c->granted, n,
+				   &q);
 		}
 		WRITE_ONCE(c->granted_at, jiffies);
 		shoal_credit_want(sird, c);

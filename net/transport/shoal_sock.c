@@ -23,7 +23,6 @@
 
 #include "shoal_sock.h"
 
-#define SHOAL_PORT_MIN		1
 #define SHOAL_PORT_AUTO		32768	/* automatic ports: 32768 .. 65535 */
 
 static struct hlist_head *shoal_port_head(struct shoal_net *sn, u16 port)
@@ -36,7 +35,8 @@ static struct shoal_sock *shoal_port_find(struct shoal_net *sn, u16 port)
 {
 	struct shoal_sock *ss;
 
-	hlist_for_each_entry_rcu(ss, shoal_port_head(sn, port), port_node)
+	hlist_for_each_entry_rcu(ss, shoal_port_head(sn, port), port_node,
+				 lockdep_is_held(&sn->ports_lock))
 		if (ss->port == port)
 			return ss;
 	return NULL;
@@ -137,8 +137,11 @@ static int shoal_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 		err = -EINVAL;
 	if (err)
 		return err;
-	if (a.port && a.port < SHOAL_PORT_MIN)
-		return -EINVAL;
+	/* the privileged ports are as privileged as for UDP */
+	if (a.port && inet_port_requires_bind_service(sock_net(sock->sk),
+						      a.port) &&
+	    !ns_capable(sock_net(sock->sk)->user_ns, CAP_NET_BIND_SERVICE))
+		return -EACCES;
 	return shoal_port_take(ss, a.port);
 }
 
@@ -172,25 +175,38 @@ static void shoal_sock_timer(struct timer_list *t)
 	shoal_xmit_list(ss->sn, &q);
 }
 
+/* An IPv4 socket hears only IPv4 peers, a v6only one only IPv6 ones */
+static bool shoal_sock_hears(const struct shoal_sock *ss,
+			     const struct shoal_addr *src)
+{
+	if (ipv6_addr_v4mapped(&src->ip))
+		return !ss->inet.sk.sk_ipv6only;
+	return ss->inet.sk.sk_family == AF_INET6;
+}
+
 /* A packet for port pkt->dport, in softirq context under RCU.  Consumes
  * @skb.
  */
 void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		    const struct shoal_wire_pkt *pkt,
-		    const struct shoal_addr *src, bool ce)
+		    const struct shoal_addr *src,
+		    const struct in6_addr *local, bool ce)
 {
 	struct shoal_sock *ss = shoal_port_find(sn, pkt->dport);
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
+	if (ss && !shoal_sock_hears(ss, src))
+		ss = NULL;
 	if (!ss || pkt->type == SHOAL_T_RSV || pkt->type == SHOAL_T_GRT) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
 		/* a sender learns at once that nobody listens */
 		if (!ss && (pkt->type == SHOAL_T_DATA ||
 			    pkt->type == SHOAL_T_CREDIT_REQ))
-			shoal_ctrl(sn, pkt->dport, src, SHOAL_T_UNKNOWN,
-				   pkt->msg_id, pkt->flags & SHOAL_F_NAME,
-				   pkt->msg_len, 0, ECONNREFUSED, &q);
+			shoal_ctrl(sn, pkt->dport, src, local,
+				   SHOAL_T_UNKNOWN, pkt->msg_id,
+				   pkt->flags & SHOAL_F_NAME, pkt->msg_len, 0,
+				   ECONNREFUSED, &q);
 		kfree_skb(skb);
 		shoal_xmit_list(sn, &q);
 		return;
@@ -206,7 +222,7 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	case SHOAL_T_DATA:
 	case SHOAL_T_CREDIT_REQ:
 	case SHOAL_T_ABORT:
-		shoal_in_rcv(ss, skb, pkt, src, ce, &q);
+		shoal_in_rcv(ss, skb, pkt, src, local, ce, &q);
 		break;
 	default:
 		shoal_out_rcv(ss, pkt, src, &q);
@@ -272,6 +288,10 @@ static int shoal_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (args.flags & SHOAL_MSG_RESPONSE)
 		name = SHOAL_F_RESPONSE;
 	id = args.reply_to;
+	/* where the id goes must be writable before the message goes */
+	if (args.id_addr &&
+	    put_user(0ULL, (u64 __user *)(uintptr_t)args.id_addr))
+		return -EFAULT;
 	if (!ss->port) {
 		err = shoal_port_take(ss, 0);
 		if (err && err != -EINVAL)	/* -EINVAL: bound meanwhile */
@@ -280,9 +300,8 @@ static int shoal_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	err = shoal_omsg_send(ss, msg, len, &dst, name, &id);
 	if (err)
 		return err;
-	if (args.id_addr &&
-	    put_user(id, (u64 __user *)(uintptr_t)args.id_addr))
-		return -EFAULT;	/* sent all the same */
+	if (args.id_addr)	/* checked: fails only if unmapped meanwhile */
+		put_user(id, (u64 __user *)(uintptr_t)args.id_addr);
 	return len;
 }
 
@@ -317,6 +336,7 @@ static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 	shoal_addr_to(sk, &e->dst, msg);
 	shoal_put_info(msg, e->id, e->name_flags, e->error);
 	msg->msg_flags |= MSG_ERRQUEUE;
+	atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
 	kfree(e);
 	return 0;
 }
@@ -355,7 +375,7 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	int err;
 
 	if (flags & ~(MSG_DONTWAIT | MSG_TRUNC | MSG_ERRQUEUE |
-		      MSG_CMSG_COMPAT | MSG_WAITALL))
+		      MSG_CMSG_COMPAT | MSG_CMSG_CLOEXEC | MSG_WAITALL))
 		return -EOPNOTSUPP;
 	if (flags & MSG_ERRQUEUE)
 		return shoal_recv_err(ss, msg);
@@ -423,6 +443,10 @@ static int shoal_init_sock(struct sock *sk)
 	int i;
 
 	ss->sn = sn;
+	/* ids start anywhere: a socket that takes the port of a closed one
+	 * must not name its messages as the old one did
+	 */
+	ss->next_id = get_random_u64() >> 1;
 	spin_lock_init(&ss->lock);
 	for (i = 0; i < SHOAL_MSG_HASH; i++) {
 		INIT_HLIST_HEAD(&ss->out_hash[i]);
@@ -472,6 +496,7 @@ static void shoal_close(struct sock *sk, long timeout)
 		shoal_imsg_free(ss, im);
 	list_for_each_entry_safe(e, etmp, &ss->errq, node) {
 		list_del(&e->node);
+		atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
 		kfree(e);
 	}
 	spin_unlock_bh(&ss->lock);

@@ -95,6 +95,7 @@ struct shoal_imsg {
 	struct hlist_node hash;		/* ss->in_hash */
 	struct list_head node;		/* by state, see above */
 	struct shoal_addr src;
+	struct in6_addr local;		/* where it was sent: replies' source */
 	u64 id;
 	u8 name_flags;
 	enum shoal_imsg_state state;
@@ -147,16 +148,17 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);
 /* shoal_in.c */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		  const struct shoal_wire_pkt *pkt,
-		  const struct shoal_addr *src, bool ce,
-		  struct sk_buff_head *q);
+		  const struct shoal_addr *src, const struct in6_addr *local,
+		  bool ce, struct sk_buff_head *q);
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
 void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_in_read(struct shoal_sock *ss, struct shoal_imsg *m,
 		  struct msghdr *msg, size_t len, int flags);
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
-		const struct shoal_addr *dst, u8 type, u64 id, u8 name_flags,
-		u32 msg_len, u32 offset, u32 word, struct sk_buff_head *q);
+		const struct shoal_addr *dst, const struct in6_addr *saddr,
+		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,
+		u32 word, struct sk_buff_head *q);
 
 /* shoal_sock.c */
 void shoal_sock_arm(struct shoal_sock *ss);

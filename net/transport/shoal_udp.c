@@ -38,14 +38,19 @@ static bool shoal_rx_ce(const struct sk_buff *skb)
 	return INET_ECN_is_ce(dsfield);
 }
 
-/* The sender of a datagram: IPv4 mapped into IPv6 */
+/* The sender of a datagram and the address it was sent to: IPv4 mapped
+ * into IPv6
+ */
 static void shoal_rx_source(const struct sk_buff *skb, u16 port,
-			    struct shoal_addr *a)
+			    struct shoal_addr *a, struct in6_addr *local)
 {
-	if (ip_hdr(skb)->version == 4)
+	if (ip_hdr(skb)->version == 4) {
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &a->ip);
-	else
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, local);
+	} else {
 		a->ip = ipv6_hdr(skb)->saddr;
+		*local = ipv6_hdr(skb)->daddr;
+	}
 	a->port = port;
 }
 
@@ -58,6 +63,7 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct shoal_net *sn = shoal_net(sock_net(sk));
 	struct shoal_wire_pkt pkt;
+	struct in6_addr local;
 	struct shoal_addr src;
 	u32 len, head;
 	bool ce;
@@ -84,8 +90,8 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	ce = shoal_rx_ce(skb);
 	if (ce)
 		shoal_stat_inc(sn, SHOAL_STAT_RX_CE);
-	shoal_rx_source(skb, pkt.sport, &src);
-	shoal_sock_rcv(sn, skb, &pkt, &src, ce);
+	shoal_rx_source(skb, pkt.sport, &src, &local);
+	shoal_sock_rcv(sn, skb, &pkt, &src, &local, ce);
 	return 0;
 free:
 	kfree_skb(skb);
@@ -205,10 +211,12 @@ static __be16 shoal_src_port(void)
 }
 
 static int shoal_xmit4(struct shoal_net *sn, const struct shoal_addr *dst,
-		       struct sk_buff *skb, u8 tos)
+		       const struct in6_addr *saddr, struct sk_buff *skb,
+		       u8 tos)
 {
 	struct flowi4 fl4 = {
 		.daddr = dst->ip.s6_addr32[3],
+		.saddr = saddr ? saddr->s6_addr32[3] : 0,
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(tos),
 	};
@@ -224,10 +232,12 @@ static int shoal_xmit4(struct shoal_net *sn, const struct shoal_addr *dst,
 }
 
 static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
-		       struct sk_buff *skb, u8 tos)
+		       const struct in6_addr *saddr, struct sk_buff *skb,
+		       u8 tos)
 {
 	struct flowi6 fl6 = {
 		.daddr = dst->ip,
+		.saddr = saddr ? *saddr : in6addr_any,
 		.flowi6_proto = IPPROTO_UDP,
 		.flowlabel = ip6_make_flowinfo(tos, 0),
 	};
@@ -246,18 +256,22 @@ static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
 }
 
 /* Send @skb (a packet of @type from shoal_pkt_alloc()) to @dst's Shoal
- * port; it is consumed, and counted as sent or dropped
+ * port, from @saddr (NULL or any: the route's choice); it is consumed, and
+ * counted as sent or dropped
  */
 void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
-		struct sk_buff *skb, u8 type)
+		const struct in6_addr *saddr, struct sk_buff *skb, u8 type)
 {
 	u32 len = skb->len;
 	int err;
 
+	if (saddr && (ipv6_addr_any(saddr) ||
+		      (ipv6_addr_v4mapped(saddr) && !saddr->s6_addr32[3])))
+		saddr = NULL;
 	if (ipv6_addr_v4mapped(&dst->ip))
-		err = shoal_xmit4(sn, dst, skb, shoal_tos(type));
+		err = shoal_xmit4(sn, dst, saddr, skb, shoal_tos(type));
 	else
-		err = shoal_xmit6(sn, dst, skb, shoal_tos(type));
+		err = shoal_xmit6(sn, dst, saddr, skb, shoal_tos(type));
 	if (err) {
 		shoal_stat_inc(sn, SHOAL_STAT_TX_DROP_NOROUTE);
 		kfree_skb(skb);
@@ -277,7 +291,7 @@ void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q)
 		struct shoal_tx_cb cb = *SHOAL_TX_CB(skb);
 
 		memset(skb->cb, 0, sizeof(skb->cb));
-		shoal_xmit(sn, &cb.dst, skb, cb.type);
+		shoal_xmit(sn, &cb.dst, &cb.saddr, skb, cb.type);
 	}
 }
 

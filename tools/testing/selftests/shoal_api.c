@@ -534,6 +534,50 @@ TEST(ipv6)
 	close(cli);
 }
 
+/* an IPv4 socket hears no IPv6 peer, a v6only socket no IPv4 one: to the
+ * sender it is as if nobody had the port
+ */
+TEST(family_filter)
+{
+	int srv4 = sird_socket(AF_INET), srv6 = sird_socket(AF_INET6);
+	int cli = sird_socket(AF_INET6), one = 1;
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6 };
+	struct pollfd p = { .events = POLLIN };
+	struct shoal_recv_info info;
+	struct sockaddr_in to4;
+	char buf[16];
+
+	ASSERT_GE(srv4, 0);
+	ASSERT_GE(srv6, 0);
+	ASSERT_GE(cli, 0);
+	ASSERT_EQ(0, bind_any(srv4, AF_INET));
+	ASSERT_EQ(0, setsockopt(srv6, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+				sizeof(one)));
+	ASSERT_EQ(0, bind_any(srv6, AF_INET6));
+	to.sin6_port = htons(bound_port(srv4));
+	to.sin6_addr = in6addr_loopback;
+	to4 = loop4(bound_port(srv6));
+	ASSERT_EQ(1, send_msg(cli, &to, sizeof(to), "a", 1, NULL, 0));
+	ASSERT_EQ(1, send_msg(cli, &to4, sizeof(to4), "b", 1, NULL, 0));
+	p.fd = cli;
+	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
+	EXPECT_TRUE(p.revents & POLLERR);
+	EXPECT_EQ(0, recv_msg(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			      NULL, NULL));
+	EXPECT_EQ(ECONNREFUSED, info.error);
+	usleep(100000);
+	EXPECT_EQ(0, recv_msg(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			      NULL, NULL));
+	EXPECT_EQ(ECONNREFUSED, info.error);
+	EXPECT_EQ(-1, recv_msg(srv4, buf, sizeof(buf), MSG_DONTWAIT, &info,
+			       NULL, NULL));
+	EXPECT_EQ(-1, recv_msg(srv6, buf, sizeof(buf), MSG_DONTWAIT, &info,
+			       NULL, NULL));
+	close(srv4);
+	close(srv6);
+	close(cli);
+}
+
 /* per-socket statistics count what happened */
 TEST_F(pair, stats)
 {
