@@ -377,7 +377,8 @@ static int attach(const struct attach_args *a, char **devs, int ndev)
 	}
 	e = bpf_object__load(obj);
 	if (e) {
-		if (!denied(-e))
+		/* EACCES here is the verifier's refusal, not a privilege */
+		if (e != -EPERM || !denied(EPERM))
 			err("cannot load %s: %s%s", a->obj, strerror(-e),
 			    verbose ? "" : " (-v shows why)");
 		goto out;
@@ -705,7 +706,7 @@ int main(int argc, char **argv)
 		case 'k':
 		case 't':
 		case 's':
-			if (number(optarg, c == 's' ? 1000000000ULL : 65535, &v))
+			if (number(optarg, c == 's' ? PL2_SLOT_NS_MAX : 65535, &v))
 				return 2;
 			if (c == 'p')
 				a.cfg.udp_port = (__u32)v;
@@ -734,6 +735,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/* ask the kernel first, so that a refusal changes nothing */
+	c = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, NULL);
+	if (c < 0) {
+		if (!denied(errno))
+			err("BPF unavailable: %s", strerror(errno));
+		return 1;
+	}
+	close(c);
 	if (find_pin_dir(base, !strcmp(cmd, "attach")))
 		return 1;
 	if (!strcmp(cmd, "attach")) {

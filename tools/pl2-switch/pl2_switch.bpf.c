@@ -191,7 +191,7 @@ static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 SEC("tc")
 int pl2_switch(struct __sk_buff *skb)
 {
-	__u32 key = 0, *slot, word, clamps;
+	__u32 key = 0, *slot, word, clamps, ifindex = skb->ingress_ifindex;
 	struct bpf_fib_lookup fib;
 	struct pl2_port *in, *out;
 	struct pl2_lock_val *lk;
@@ -204,7 +204,7 @@ int pl2_switch(struct __sk_buff *skb)
 	__u64 now;
 
 	cfg = bpf_map_lookup_elem(&pl2_cfg, &key);
-	slot = bpf_map_lookup_elem(&pl2_ifmap, &skb->ingress_ifindex);
+	slot = bpf_map_lookup_elem(&pl2_ifmap, &ifindex);
 	if (!cfg || !slot)
 		return TC_ACT_OK;	/* not (yet) a switch port */
 	st = bpf_map_lookup_elem(&pl2_stats, slot);
