@@ -41,6 +41,7 @@
 #define HANDLE		0x9102
 #define PRIO		1
 #define PIN_DEFAULT	"/sys/fs/bpf/pl2-switch"
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char * const map_names[] = {
 	"pl2_cfg", "pl2_ifmap", "pl2_ports", "pl2_stats", "pl2_lock"
@@ -53,25 +54,25 @@ static const char * const mode_names[PL2_MODE_NR] = {
 static bool verbose;
 static char pin_dir[PATH_MAX + 64];	/* this namespace's */
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
-"usage: pl2-switch attach [options] DEV...\n"
-"       pl2-switch detach [-a] DEV...\n"
-"       pl2-switch show [-j]\n"
-"       pl2-switch reset [DEV...]\n"
-"attach options (the switch's; fixed while any port is attached):\n"
-"  --mode M       counter (the paper's Algorithm 1, default), clock\n"
-"                 (pairwise, drains with time) or joint (no collisions)\n"
-"  --port P       UDP destination port of Shoal packets (default %u)\n"
-"  --kmax K       an RSV's demand is capped at K packets (default %u)\n"
-"  --t T          drop unsolicited DATA past a backlog of T slots\n"
-"                 (default %u, 0 = never)\n"
-"  --slot-ns N    clock modes: a slot in ns (default %u: 1500 B at 1 Gbit/s)\n"
-"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
-"common options:\n"
-"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
-"  -v             libbpf's messages (the verifier's log on a failed load)\n",
+		"usage: pl2-switch attach [options] DEV...\n"
+		"       pl2-switch detach [-a] DEV...\n"
+		"       pl2-switch show [-j]\n"
+		"       pl2-switch reset [DEV...]\n"
+		"attach options (the switch's; fixed while any port is attached):\n"
+		"  --mode M       counter (the paper's Algorithm 1, default), clock\n"
+		"                 (pairwise, drains with time) or joint (no collisions)\n"
+		"  --port P       UDP destination port of Shoal packets (default %u)\n"
+		"  --kmax K       an RSV's demand is capped at K packets (default %u)\n"
+		"  --t T          drop unsolicited DATA past a backlog of T slots\n"
+		"                 (default %u, 0 = never)\n"
+		"  --slot-ns N    clock modes: a slot in ns (default %u: 1500 B at 1 Gbit/s)\n"
+		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
+		"common options:\n"
+		"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
+		"  -v             libbpf's messages (the verifier's log on a failed load)\n",
 		SHOAL_UDP_PORT, PL2_KMAX_DEFAULT, PL2_T_DEFAULT,
 		PL2_SLOT_NS_DEFAULT);
 }
@@ -92,7 +93,7 @@ static bool denied(int e)
 {
 	if (e != EPERM && e != EACCES)
 		return false;
-	err("BPF not permitted (%s): run as root, or with CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON",
+	err("BPF not permitted (%s): run as root or with CAP_BPF+CAP_NET_ADMIN",
 	    strerror(e));
 	return true;
 }
@@ -145,7 +146,7 @@ static int find_pin_dir(const char *base, bool create)
 		if (r < 0 && denied(errno))
 			return -1;
 		if (r != 1) {
-			err("%s is not a BPF filesystem: mount -t bpf bpf %s, or use --pin-dir",
+			err("%s is not a BPF filesystem: mount -t bpf bpffs %s, or use --pin-dir",
 			    parent, parent);
 			return -1;
 		}
@@ -190,7 +191,10 @@ static void maps_close(struct maps *m)
 		close(m->ports);
 	if (m->stats >= 0)
 		close(m->stats);
-	m->cfg = m->ifmap = m->ports = m->stats = -1;
+	m->cfg = -1;
+	m->ifmap = -1;
+	m->ports = -1;
+	m->stats = -1;
 }
 
 /* 0, 1 when there is no switch here (quietly if quiet), -1 on errors */
@@ -304,7 +308,7 @@ static void unpin_all(void)
 	char path[sizeof(pin_dir) + 32];
 	size_t i;
 
-	for (i = 0; i < sizeof(map_names) / sizeof(map_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(map_names); i++) {
 		snprintf(path, sizeof(path), "%s/%s", pin_dir, map_names[i]);
 		unlink(path);
 	}
@@ -317,7 +321,7 @@ struct attach_args {
 	const char *obj;
 };
 
-static int attach(const struct attach_args *a, char **devs, int ndev)
+static int cmd_attach(const struct attach_args *a, char **devs, int ndev)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .pin_root_path = pin_dir);
 	struct maps m = { -1, -1, -1, -1 };
@@ -351,10 +355,11 @@ static int attach(const struct attach_args *a, char **devs, int ndev)
 	if (!maps_open(&m, true) && nports(m.ifmap) > 0 &&
 	    !bpf_map_lookup_elem(m.cfg, &key, &old) &&
 	    a->given && memcmp(&old, &a->cfg, sizeof(old))) {
-		err("the switch in this namespace runs with other settings (mode %s, port %u, kmax %u, t %u, slot %llu ns): detach all its ports to change them",
-		    old.mode < PL2_MODE_NR ? mode_names[old.mode] : "?",
-		    old.udp_port, old.kmax, old.t_unsol,
-		    (unsigned long long)old.slot_ns);
+		err("the switch here runs with other settings: detach all its ports first");
+		fprintf(stderr, "  running: mode %s port %u kmax %u t %u slot_ns %llu\n",
+			old.mode < PL2_MODE_NR ? mode_names[old.mode] : "?",
+			old.udp_port, old.kmax, old.t_unsol,
+			(unsigned long long)old.slot_ns);
 		rc = 2;
 		goto out;
 	}
@@ -465,7 +470,7 @@ static int detach_one(const struct maps *m, int ifindex, const char *name)
 	return 0;
 }
 
-static int detach(char **devs, int ndev, bool all)
+static int cmd_detach(char **devs, int ndev, bool all)
 {
 	struct maps m = { -1, -1, -1, -1 };
 	int i, rc = 0, r, lock, idx;
@@ -509,7 +514,7 @@ static int detach(char **devs, int ndev, bool all)
 	return rc;
 }
 
-static int reset(char **devs, int ndev)
+static int cmd_reset(char **devs, int ndev)
 {
 	struct maps m = { -1, -1, -1, -1 };
 	struct pl2_port zero = { 0 };
@@ -544,12 +549,12 @@ static const char * const stat_names[] = {
 	"malformed", "grt_err", "other"
 };
 
-static int show(bool json)
+static int cmd_show(bool json)
 {
 	int ncpu = libbpf_num_possible_cpus(), r, c, n = 0;
 	struct maps m = { -1, -1, -1, -1 };
 	__u32 key, next, *prev = NULL, slot, k = 0;
-	__u64 sum[sizeof(stat_names) / sizeof(stat_names[0])];
+	__u64 sum[ARRAY_SIZE(stat_names)];
 	struct pl2_stats *st;
 	struct pl2_port port;
 	struct pl2_cfg cfg;
@@ -567,9 +572,11 @@ static int show(bool json)
 		return 1;
 	}
 	if (json)
-		printf("{\"mode\": \"%s\", \"udp_port\": %u, \"kmax\": %u, \"t\": %u, \"slot_ns\": %llu, \"ports\": [",
+		printf("{\"mode\": \"%s\", \"udp_port\": %u, \"kmax\": %u, \"t\": %u, ",
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
-		       cfg.udp_port, cfg.kmax, cfg.t_unsol,
+		       cfg.udp_port, cfg.kmax, cfg.t_unsol);
+	if (json)
+		printf("\"slot_ns\": %llu, \"ports\": [",
 		       (unsigned long long)cfg.slot_ns);
 	else
 		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu\n",
@@ -585,26 +592,29 @@ static int show(bool json)
 			continue;
 		memset(sum, 0, sizeof(sum));
 		for (c = 0; c < (ncpu > 0 ? ncpu : 1); c++)
-			for (j = 0; j < sizeof(sum) / sizeof(sum[0]); j++)
+			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				sum[j] += ((__u64 *)&st[c])[j];
 		if (!if_indextoname(key, name))
 			snprintf(name, sizeof(name), "?%u", key);
 		if (json) {
-			printf("%s\n  {\"dev\": \"%s\", \"ifindex\": %u, \"slot\": %u, \"in_res\": %d, \"out_res\": %d, \"in_next_ns\": %llu, \"out_next_ns\": %llu",
-			       n ? "," : "", name, key, slot, port.in_res,
-			       port.out_res,
+			printf("%s\n  {\"dev\": \"%s\", \"ifindex\": %u, \"slot\": %u, ",
+			       n ? "," : "", name, key, slot);
+			printf("\"in_res\": %d, \"out_res\": %d, ",
+			       port.in_res, port.out_res);
+			printf("\"in_next_ns\": %llu, \"out_next_ns\": %llu",
 			       (unsigned long long)port.in_next,
 			       (unsigned long long)port.out_next);
-			for (j = 0; j < sizeof(sum) / sizeof(sum[0]); j++)
+			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				printf(", \"%s\": %llu", stat_names[j],
 				       (unsigned long long)sum[j]);
 			printf("}");
 		} else {
-			printf("%s (slot %u): in_res %d out_res %d in_next_ns %llu out_next_ns %llu\n ",
-			       name, slot, port.in_res, port.out_res,
+			printf("%s (slot %u): in_res %d out_res %d ",
+			       name, slot, port.in_res, port.out_res);
+			printf("in_next_ns %llu out_next_ns %llu\n ",
 			       (unsigned long long)port.in_next,
 			       (unsigned long long)port.out_next);
-			for (j = 0; j < sizeof(sum) / sizeof(sum[0]); j++)
+			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				printf(" %s %llu", stat_names[j],
 				       (unsigned long long)sum[j]);
 			printf("\n");
@@ -660,20 +670,20 @@ int main(int argc, char **argv)
 	int c, i;
 
 	if (argc < 2) {
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	cmd = argv[1];
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
 	    !strcmp(cmd, "help")) {
-		usage(stdout);
+		print_usage(stdout);
 		return 0;
 	}
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "hjav", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			usage(stdout);
+			print_usage(stdout);
 			return 0;
 		case 'j':
 			json = true;
@@ -719,7 +729,7 @@ int main(int argc, char **argv)
 			a.given = true;
 			break;
 		default:
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	}
@@ -727,12 +737,12 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach")) {
 		if (optind >= argc && !(all && !strcmp(cmd, "detach"))) {
 			err("%s: name at least one device", cmd);
-			usage(stderr);
+			print_usage(stderr);
 			return 2;
 		}
 	} else if (strcmp(cmd, "show") && strcmp(cmd, "reset")) {
 		err("unknown command '%s'", cmd);
-		usage(stderr);
+		print_usage(stderr);
 		return 2;
 	}
 	/* ask the kernel first, so that a refusal changes nothing */
@@ -756,15 +766,15 @@ int main(int argc, char **argv)
 			err("%s: %s", a.obj, strerror(errno));
 			return 2;
 		}
-		return attach(&a, argv + optind, argc - optind);
+		return cmd_attach(&a, argv + optind, argc - optind);
 	}
 	if (!strcmp(cmd, "detach"))
-		return detach(argv + optind, argc - optind, all);
+		return cmd_detach(argv + optind, argc - optind, all);
 	if (!strcmp(cmd, "reset"))
-		return reset(argv + optind, argc - optind);
+		return cmd_reset(argv + optind, argc - optind);
 	if (optind < argc) {
 		err("show takes no devices");
 		return 2;
 	}
-	return show(json);
+	return cmd_show(json);
 }

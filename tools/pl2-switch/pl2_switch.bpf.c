@@ -132,8 +132,8 @@ static __always_inline int parse_l3(struct __sk_buff *skb, struct l34 *l,
 }
 
 /* The output port's map value, by the routing table, or NULL */
-static __always_inline struct pl2_port *out_port(struct __sk_buff *skb,
-						  struct bpf_fib_lookup *fib)
+static __always_inline struct pl2_port *
+out_port(struct __sk_buff *skb, struct bpf_fib_lookup *fib)
 {
 	__u32 *slot;
 	long rc;
@@ -147,16 +147,18 @@ static __always_inline struct pl2_port *out_port(struct __sk_buff *skb,
 	return bpf_map_lookup_elem(&pl2_ports, slot);
 }
 
-/* Swap two runs of n bytes at off (MACs, addresses, ports) */
-#define SWAP(skb, off, n) ({						\
-	__u8 _a[2 * (n)], _b[2 * (n)];					\
-	int _r = bpf_skb_load_bytes(skb, off, _a, 2 * (n));		\
-	if (!_r) {							\
-		__builtin_memcpy(_b, _a + (n), n);			\
-		__builtin_memcpy(_b + (n), _a, n);			\
-		_r = bpf_skb_store_bytes(skb, off, _b, 2 * (n), 0);	\
-	}								\
-	_r; })
+/* Swap the two runs of n bytes at off (MACs, addresses, ports) */
+static __always_inline int swap_bytes(struct __sk_buff *skb, __u32 off,
+				      __u32 n)
+{
+	__u8 a[32], b[32];
+
+	if (n > 16 || bpf_skb_load_bytes(skb, off, a, 2 * n))
+		return -1;
+	__builtin_memcpy(b, a + n, n);
+	__builtin_memcpy(b + n, a, n);
+	return bpf_skb_store_bytes(skb, off, b, 2 * n, 0);
+}
 
 /* Turn the RSV at l into the GRT with word, sent back where it came from */
 static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
@@ -180,9 +182,10 @@ static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 	    bpf_skb_store_bytes(skb, hoff + 28, &neww, 4, 0))
 		return -1;
 	/* the sums of the IP header and the pseudo header do not change */
-	if (SWAP(skb, 0, ETH_ALEN) || SWAP(skb, l->udp, 2))
+	if (swap_bytes(skb, 0, ETH_ALEN) || swap_bytes(skb, l->udp, 2))
 		return -1;
-	if (l->v6 ? SWAP(skb, ETH_HLEN + 8, 16) : SWAP(skb, ETH_HLEN + 12, 4))
+	if (l->v6 ? swap_bytes(skb, ETH_HLEN + 8, 16) :
+	    swap_bytes(skb, ETH_HLEN + 12, 4))
 		return -1;
 	skb->priority = TC_PRIO_CONTROL;
 	return 0;

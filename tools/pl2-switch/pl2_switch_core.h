@@ -33,11 +33,16 @@
 /* gcc and clang -target bpf (-mcpu=v3) both turn these into atomics */
 #define PL2_FETCH_ADD(p, v)	__sync_fetch_and_add((p), (v))
 #define PL2_CAS(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
-/* one plain load the compiler may not tear or cache */
-#define PL2_READ(x)		(*(volatile typeof(x) *)&(x))
+/*
+ * One plain load the compiler may not tear or cache, as READ_ONCE():
+ * clang 14 cannot emit __atomic_load_n for BPF.
+ */
+#define PL2_READ(x)		(*(volatile __typeof__(x) *)&(x))
 
-/* BPF cannot call helpers while it holds its spin lock: inline all */
-#define PL2_INLINE		static inline __attribute__((always_inline))
+/* BPF cannot call functions while it holds its spin lock: inline all */
+#ifndef __always_inline
+#include <sys/cdefs.h>		/* glibc's; BPF has bpf_helpers.h's */
+#endif
 
 enum pl2_mode {
 	PL2_MODE_COUNTER,	/* Algorithm 1: counts, +demand, -1 per DATA */
@@ -107,8 +112,8 @@ static inline u32 pl2_get32(const u8 *p)
  * A PL2 endpoint marks DATA sent against a grant with SHOAL_F_SCHED, so
  * DATA without it is unsolicited.
  */
-PL2_INLINE void pl2_classify(const u8 *h, u32 len, u32 kmax,
-			     struct pl2_pkt *p)
+static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
+					 struct pl2_pkt *p)
 {
 	u32 type = h[0] & 0x0f, word;
 
@@ -136,7 +141,7 @@ PL2_INLINE void pl2_classify(const u8 *h, u32 len, u32 kmax,
 }
 
 /* the GRT's word: input slot << 16 | output slot, each saturated */
-PL2_INLINE u32 pl2_grt_word(u64 in_slot, u64 out_slot)
+static __always_inline u32 pl2_grt_word(u64 in_slot, u64 out_slot)
 {
 	if (in_slot > PL2_SLOT_MAX)
 		in_slot = PL2_SLOT_MAX;
@@ -148,13 +153,13 @@ PL2_INLINE u32 pl2_grt_word(u64 in_slot, u64 out_slot)
 /* ---- counter mode (Algorithm 1) ---- */
 
 /* A counter read by a concurrent RSV while a clamped decrement is undone */
-PL2_INLINE u32 pl2_slot_of(s32 v)
+static __always_inline u32 pl2_slot_of(s32 v)
 {
 	return v < 0 ? 0 : (u32)v;
 }
 
-PL2_INLINE u32 pl2_counter_rsv(struct pl2_port *in, struct pl2_port *out,
-			       u32 demand)
+static __always_inline u32 pl2_counter_rsv(struct pl2_port *in, struct pl2_port *out,
+					   u32 demand)
 {
 	s32 s = PL2_FETCH_ADD(&in->in_res, (s32)demand);
 	s32 r = PL2_FETCH_ADD(&out->out_res, (s32)demand);
@@ -168,7 +173,7 @@ PL2_INLINE u32 pl2_counter_rsv(struct pl2_port *in, struct pl2_port *out,
  * may read -1, which pl2_slot_of() reads as 0, and the undo then leaves
  * exactly what that RSV added.  Returns 1 when it clamped.
  */
-PL2_INLINE u32 pl2_dec_sat(s32 *c)
+static __always_inline u32 pl2_dec_sat(s32 *c)
 {
 	if (PL2_FETCH_ADD(c, -1) > 0)
 		return 0;
@@ -178,7 +183,7 @@ PL2_INLINE u32 pl2_dec_sat(s32 *c)
 
 /* ---- clock modes ---- */
 
-PL2_INLINE u64 pl2_ns_to_slots(u64 ns, u64 slot_ns)
+static __always_inline u64 pl2_ns_to_slots(u64 ns, u64 slot_ns)
 {
 	return slot_ns ? ns / slot_ns : 0;
 }
@@ -189,7 +194,7 @@ PL2_INLINE u64 pl2_ns_to_slots(u64 ns, u64 slot_ns)
  * or a dead sender costs the port at most that length of time: the clock
  * heals by itself.  Returns the start.
  */
-PL2_INLINE u64 pl2_clock_take(u64 *next, u64 now, u64 len)
+static __always_inline u64 pl2_clock_take(u64 *next, u64 now, u64 len)
 {
 	u64 old, start;
 	int i;
@@ -205,8 +210,8 @@ PL2_INLINE u64 pl2_clock_take(u64 *next, u64 now, u64 len)
 	return start > now ? start : now;
 }
 
-PL2_INLINE u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_port *in,
-			     struct pl2_port *out, u32 demand, u64 now)
+static __always_inline u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_port *in,
+					 struct pl2_port *out, u32 demand, u64 now)
 {
 	u64 len = (u64)demand * c->slot_ns;
 	u64 s = pl2_clock_take(&in->in_next, now, len);
@@ -221,8 +226,8 @@ PL2_INLINE u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_port *in,
  * ports get the same start, the later of their clocks.  The caller holds
  * the lock that serialises every joint reservation.
  */
-PL2_INLINE u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_port *in,
-			     struct pl2_port *out, u32 demand, u64 now)
+static __always_inline u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_port *in,
+					 struct pl2_port *out, u32 demand, u64 now)
 {
 	u64 start = now, slot;
 
@@ -239,8 +244,8 @@ PL2_INLINE u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_port *in,
 /* ---- DATA ---- */
 
 /* The larger reservation backlog of the two ports, in slots */
-PL2_INLINE u64 pl2_backlog(const struct pl2_cfg *c, const struct pl2_port *in,
-			   const struct pl2_port *out, u64 now)
+static __always_inline u64 pl2_backlog(const struct pl2_cfg *c, const struct pl2_port *in,
+				       const struct pl2_port *out, u64 now)
 {
 	u64 a, b;
 
@@ -263,8 +268,8 @@ PL2_INLINE u64 pl2_backlog(const struct pl2_cfg *c, const struct pl2_port *in,
  * packet did not pass, so it takes nothing off).  Returns true to drop;
  * *clamps counts the decrements that found 0.
  */
-PL2_INLINE bool pl2_data(const struct pl2_cfg *c, struct pl2_port *in,
-			 struct pl2_port *out, bool unsol, u64 now, u32 *clamps)
+static __always_inline bool pl2_data(const struct pl2_cfg *c, struct pl2_port *in,
+				     struct pl2_port *out, bool unsol, u64 now, u32 *clamps)
 {
 	*clamps = 0;
 	if (unsol && c->t_unsol && pl2_backlog(c, in, out, now) > c->t_unsol)
