@@ -68,7 +68,9 @@ static void print_usage(FILE *f)
 		"  --kmax K       an RSV's demand is capped at K packets (default %u)\n"
 		"  --t T          drop unsolicited DATA past a backlog of T slots\n"
 		"                 (default %u, 0 = never)\n"
-		"  --slot-ns N    clock modes: a slot in ns (default %u: 1500 B at 1 Gbit/s)\n"
+		"  --slot-ns N    a slot in ns (default %u: 1500 B at 1 Gbit/s)\n"
+		"  --expire-us N  counter mode: forget reservations N us overdue\n"
+		"                 (default 0: never, as the paper)\n"
 		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
 		"common options:\n"
 		"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
@@ -356,10 +358,12 @@ static int cmd_attach(const struct attach_args *a, char **devs, int ndev)
 	    !bpf_map_lookup_elem(m.cfg, &key, &old) &&
 	    a->given && memcmp(&old, &a->cfg, sizeof(old))) {
 		err("the switch here runs with other settings: detach all its ports first");
-		fprintf(stderr, "  running: mode %s port %u kmax %u t %u slot_ns %llu\n",
+		fprintf(stderr, "  running: mode %s port %u kmax %u t %u ",
 			old.mode < PL2_MODE_NR ? mode_names[old.mode] : "?",
-			old.udp_port, old.kmax, old.t_unsol,
-			(unsigned long long)old.slot_ns);
+			old.udp_port, old.kmax, old.t_unsol);
+		fprintf(stderr, "slot_ns %llu expire_ns %llu\n",
+			(unsigned long long)old.slot_ns,
+			(unsigned long long)old.expire_ns);
 		rc = 2;
 		goto out;
 	}
@@ -546,7 +550,7 @@ static int cmd_reset(char **devs, int ndev)
 
 static const char * const stat_names[] = {
 	"rsv", "data", "unsol", "unsol_drop", "clamp", "unrouted",
-	"malformed", "grt_err", "other"
+	"malformed", "grt_err", "other", "expired"
 };
 
 static int cmd_show(bool json)
@@ -576,13 +580,15 @@ static int cmd_show(bool json)
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol);
 	if (json)
-		printf("\"slot_ns\": %llu, \"ports\": [",
-		       (unsigned long long)cfg.slot_ns);
+		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"ports\": [",
+		       (unsigned long long)cfg.slot_ns,
+		       (unsigned long long)cfg.expire_ns);
 	else
-		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu\n",
+		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu\n",
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol,
-		       (unsigned long long)cfg.slot_ns);
+		       (unsigned long long)cfg.slot_ns,
+		       (unsigned long long)cfg.expire_ns);
 	while (!bpf_map_get_next_key(m.ifmap, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -634,6 +640,7 @@ static const struct option long_opts[] = {
 	{ "kmax", required_argument, NULL, 'k' },
 	{ "t", required_argument, NULL, 't' },
 	{ "slot-ns", required_argument, NULL, 's' },
+	{ "expire-us", required_argument, NULL, 'e' },
 	{ "obj", required_argument, NULL, 'o' },
 	{ "pin-dir", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, 'j' },
@@ -716,7 +723,9 @@ int main(int argc, char **argv)
 		case 'k':
 		case 't':
 		case 's':
-			if (number(optarg, c == 's' ? PL2_SLOT_NS_MAX : 65535, &v))
+		case 'e':
+			if (number(optarg, c == 's' ? PL2_SLOT_NS_MAX :
+				   c == 'e' ? 60000000 : 65535, &v))
 				return 2;
 			if (c == 'p')
 				a.cfg.udp_port = (__u32)v;
@@ -724,6 +733,8 @@ int main(int argc, char **argv)
 				a.cfg.kmax = (__u32)v;
 			else if (c == 't')
 				a.cfg.t_unsol = (__u32)v;
+			else if (c == 'e')
+				a.cfg.expire_ns = v * 1000;
 			else
 				a.cfg.slot_ns = v;
 			a.given = true;

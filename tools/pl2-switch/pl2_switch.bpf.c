@@ -242,6 +242,8 @@ int pl2_switch(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	}
 	now = bpf_ktime_get_ns();
+	st->expired += pl2_lease(cfg, in, out,
+				 p.kind == PL2_RSV ? p.demand : 0, now);
 	if (p.kind == PL2_DATA) {
 		if (pl2_data(cfg, in, out, p.unsol, now, &clamps)) {
 			st->unsol_drop++;

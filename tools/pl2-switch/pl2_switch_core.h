@@ -33,6 +33,7 @@
 /* gcc and clang -target bpf (-mcpu=v3) both turn these into atomics */
 #define PL2_FETCH_ADD(p, v)	__sync_fetch_and_add((p), (v))
 #define PL2_CAS(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
+#define PL2_XCHG(p, v)		__sync_lock_test_and_set((p), (v))
 /*
  * One plain load the compiler may not tear or cache, as READ_ONCE():
  * clang 14 cannot emit __atomic_load_n for BPF.
@@ -58,13 +59,15 @@ struct pl2_cfg {
 	u32 kmax;		/* an RSV's demand is capped at this */
 	u32 t_unsol;		/* drop unsolicited DATA past this backlog, 0 = never */
 	u64 slot_ns;		/* clock modes: one MTU's time on the wire */
+	u64 expire_ns;		/* counter mode: forget overdue reservations, 0 = never */
 };
 
 /*
  * One switch port.  Counter mode: the packets reserved with this port as
  * the input (the sender's uplink) and as the output (the receiver's
  * downlink) that have not passed yet.  Clock modes: when the port is free
- * again, in CLOCK_MONOTONIC ns.
+ * again, in CLOCK_MONOTONIC ns; counter mode with expire_ns: when the
+ * reserved packets should all have passed.
  */
 struct pl2_port {
 	s32 in_res;
@@ -84,6 +87,7 @@ struct pl2_stats {
 	u64 malformed;		/* to the Shoal port but not a valid header */
 	u64 grt_err;		/* an RSV that could not be turned around */
 	u64 other;		/* everything else, passed untouched */
+	u64 expired;		/* reserved packets forgotten as overdue */
 };
 
 /* what pl2_classify() found */
@@ -241,6 +245,44 @@ static __always_inline u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_por
 	return pl2_grt_word(slot, slot);
 }
 
+/* ---- counter mode's lease (beyond the paper) ---- */
+
+/* Forget an overdue count: the packets it waits for will not come */
+static __always_inline u32 pl2_expire(const struct pl2_cfg *c, s32 *cnt,
+				      const u64 *due, u64 now)
+{
+	if (PL2_READ(*cnt) <= 0 || now <= PL2_READ(*due) + c->expire_ns)
+		return 0;
+	return pl2_slot_of(PL2_XCHG(cnt, 0));
+}
+
+/*
+ * With expire_ns, counter mode keeps the paper's slots but each side of a
+ * port also runs the pairwise clock: an RSV moves it on by its demand's
+ * time, so it says when the reserved packets should all have passed.  A
+ * count still above 0 expire_ns after that is forgotten: its DATA was
+ * lost, or its sender died or gave up.  An RSV racing with the reset may
+ * lose its demand from the count (at most kmax packets, once).  Call
+ * before pl2_counter_rsv() with the demand, before pl2_data() with 0.
+ * Returns the packets forgotten.
+ */
+static __always_inline u32 pl2_lease(const struct pl2_cfg *c,
+				     struct pl2_port *in, struct pl2_port *out,
+				     u32 demand, u64 now)
+{
+	u32 n;
+
+	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+		return 0;
+	n = pl2_expire(c, &in->in_res, &in->in_next, now);
+	n += pl2_expire(c, &out->out_res, &out->out_next, now);
+	if (demand) {
+		pl2_clock_take(&in->in_next, now, (u64)demand * c->slot_ns);
+		pl2_clock_take(&out->out_next, now, (u64)demand * c->slot_ns);
+	}
+	return n;
+}
+
 /* ---- DATA ---- */
 
 /* The larger reservation backlog of the two ports, in slots */
@@ -290,9 +332,11 @@ static inline const char *pl2_cfg_check(const struct pl2_cfg *c)
 		return "unknown mode";
 	if (!c->kmax || c->kmax > PL2_SLOT_MAX)
 		return "kmax must be 1..65535";
-	if (c->mode != PL2_MODE_COUNTER &&
+	if ((c->mode != PL2_MODE_COUNTER || c->expire_ns) &&
 	    (!c->slot_ns || c->slot_ns > PL2_SLOT_NS_MAX))
 		return "the slot must be 1 ns..10 s";
+	if (c->expire_ns > PL2_SLOT_NS_MAX * 6)
+		return "expire must be at most 60 s";
 	return NULL;
 }
 

@@ -7,8 +7,9 @@
 # checksums are right); DATA counts the reservations back to 0 and never
 # below; unsolicited DATA is dropped past T; malformed Shoal packets and
 # other traffic pass untouched and are counted; the clock modes drain with
-# time and the joint mode gives both ports one slot; detach removes
-# everything; wrong uses fail with a clear message.
+# time and the joint mode gives both ports one slot; counter mode with a
+# lease forgets a dead sender's reservations; detach removes everything;
+# wrong uses fail with a clear message.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -66,7 +67,7 @@ counters()
 	eval "$(sw show -j | python3 -c '
 import json, sys
 f = ("in_res", "out_res", "rsv", "data", "unsol", "unsol_drop", "clamp",
-     "unrouted", "malformed", "grt_err", "other")
+     "unrouted", "malformed", "grt_err", "other", "expired")
 try:
     j = json.load(sys.stdin)
 except ValueError:
@@ -234,5 +235,23 @@ rsv 2 $RX4 2
 grt 1
 tap_ok "g_in == g_out && g_in >= 1 && g_in <= 3" \
 	"joint: sender 2 idle, yet both slots equal r0's ($g_in, $g_out)"
+sw detach -a
+
+# ---- counter mode with a lease: a dead sender's reservations expire ----
+sw attach --expire-us 3000000 s1 s2 r0
+rsv 1 $RX4 4
+sleep 4
+# sender 1 "died": its 4 packets never come; r0's count is forgotten
+# when the next packet touches r0, s1's when the next touches s1
+rsv 2 $RX4 1
+grt 1
+tap_ok "g_in == 0 && g_out == 0" "lease: 4 s later (lease 3 s), sender 1's 4 packets forgotten on r0: slots ($g_in, $g_out)"
+data 1 $RX4 1
+counters
+tap_ok "s1_in_res == 0 && r0_out_res == 0 && s2_in_res == 1" \
+	"lease: counters s1 $s1_in_res (0), r0 $r0_out_res (0), s2 $s2_in_res (1: its RSV is not overdue)"
+# (5 on s1 if its DATA came more than 3 s after sender 2's RSV)
+tap_ok "s2_expired == 4 && s1_expired >= 4 && s1_expired <= 5" \
+	"lease: 4 forgotten on r0 (counted on s2: $s2_expired), 4 on s1 ($s1_expired)"
 sw detach -a
 tap_done

@@ -21,7 +21,34 @@
 
 #define NP	4
 
-static unsigned long rsvs, drops;
+static unsigned long rsvs, drops, expired;
+
+/* The lease, checked against the model: what it forgets, it zeroes */
+static void lease(const struct pl2_cfg *c, struct pl2_port *port,
+		  s64 *in_model, s64 *out_model, u32 a, u32 b, u32 demand,
+		  u64 now)	/* demand: the RSV's as classify caps it, or 0 */
+{
+	s64 forgot = 0;
+	u32 n;
+
+	n = pl2_lease(c, &port[a], &port[b], demand, now);
+	if (c->mode != PL2_MODE_COUNTER || !c->expire_ns) {
+		if (n)
+			abort();
+		return;
+	}
+	if (port[a].in_res == 0 && in_model[a] > 0) {
+		forgot += in_model[a];
+		in_model[a] = 0;
+	}
+	if (port[b].out_res == 0 && out_model[b] > 0) {
+		forgot += out_model[b];
+		out_model[b] = 0;
+	}
+	if (forgot != n)
+		abort();
+	expired += n;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -42,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.t_unsol = data[at++] % 16;
 	c.kmax = 1 + data[at++] % 8;
 	c.slot_ns = 1 + data[at++] * 100U;
+	c.expire_ns = data[0] & 0x80 ? (u64)(data[1] & 0x7f) * c.slot_ns : 0;
 	memset(port, 0, sizeof(port));
 	while (at + 2 <= size) {
 		a = data[at] & 3;
@@ -49,6 +77,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		k = data[at] >> 4;
 		d = data[at + 1];
 		at += 2;
+		memcpy(before, port, sizeof(port));
+		if (k < 12)
+			lease(&c, port, in_model, out_model, a, b,
+			      k < 5 ? (d < c.kmax ? d : c.kmax) : 0, now);
 		memcpy(before, port, sizeof(port));
 		if (k < 5) {				/* an RSV */
 			memset(h, 0, sizeof(h));
@@ -151,14 +183,15 @@ int main(int argc, char **argv)
 			buf[k] = (unsigned char)rand();
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	if (rsvs < iters || !drops) {
+	if (rsvs < iters || !drops || !expired) {
 		printf("not ok 1 - fuzz_pl2_switch: only %lu RSVs and %lu drops in %lu inputs\n",
 		       rsvs, drops, iters);
 		return 1;
 	}
 	printf("ok 1 - fuzz_pl2_switch: %lu inputs (RSVs, DATA, time, random headers, 3 modes), ",
 	       iters);
-	printf("%lu RSVs, %lu drops, the model held\n", rsvs, drops);
+	printf("%lu RSVs, %lu drops, %lu expired, the model held\n", rsvs, drops,
+	       expired);
 	printf("1..1\n");
 	return 0;
 }

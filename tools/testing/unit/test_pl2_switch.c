@@ -89,7 +89,7 @@ static void test_word(void)
 /* Figure 2: H1 -> H2, in[H1] = 4 and out[H2] = 5 before: GRT (4, 5) */
 static void test_counter(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 0, 0 };
 	struct pl2_port p[3];
 	u32 w, cl, i;
 	bool drop;
@@ -147,7 +147,7 @@ static void test_counter(void)
 
 static void test_clock(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_CLOCK, 4, 6, 1000 };
+	struct pl2_cfg c = { 4797, PL2_MODE_CLOCK, 4, 6, 1000, 0 };
 	struct pl2_port p[3];
 	u32 w, cl;
 	u64 now = 1000000;
@@ -180,7 +180,7 @@ static void test_clock(void)
 
 static void test_joint(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_JOINT, 4, 0, 1000 };
+	struct pl2_cfg c = { 4797, PL2_MODE_JOINT, 4, 0, 1000, 0 };
 	struct pl2_port p[4];
 	u32 w;
 
@@ -198,11 +198,54 @@ static void test_joint(void)
 	 */
 }
 
+/* counter mode's lease: overdue counts are forgotten, others kept */
+static void test_lease(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 0, 1000, 5000 };
+	struct pl2_port p[3];
+	u32 w, cl, n;
+
+	memset(p, 0, sizeof(p));
+	n = pl2_lease(&c, &p[0], &p[1], 4, 0);
+	CHECK_EQ(n, 0, "lease: nothing to forget");
+	w = pl2_counter_rsv(&p[0], &p[1], 4);
+	CHECK(w == 0 && p[0].in_next == 4000 && p[1].out_next == 4000,
+	      "lease: the RSV's 4 packets are due by 4 slots");
+	n = pl2_lease(&c, &p[2], &p[1], 2, 1000);
+	CHECK_EQ(n, 0, "lease: not overdue at 1 slot");
+	w = pl2_counter_rsv(&p[2], &p[1], 2);
+	CHECK(w == 4 && p[1].out_next == 6000,
+	      "lease: the slots stay the counters' (0, 4); the output due by 6 slots");
+	n = pl2_lease(&c, &p[0], &p[1], 0, 9000);
+	CHECK_EQ(n, 0, "lease: not overdue at due + expire");
+	n = pl2_lease(&c, &p[0], &p[1], 0, 11000);
+	CHECK_EQ(n, 4, "lease: the input's 4 forgotten after its due + expire");
+	CHECK_EQ(p[1].out_res, 6, "lease: the output's 6 are due 2 slots later");
+	n = pl2_lease(&c, &p[0], &p[1], 0, 11001);
+	CHECK_EQ(n, 6, "lease: then they are forgotten too");
+	CHECK(p[0].in_res == 0 && p[1].out_res == 0 && p[2].in_res == 2,
+	      "lease: those counters are 0, the other input keeps its 2");
+	CHECK(!pl2_data(&c, &p[0], &p[1], false, 11001, &cl) && cl == 2,
+	      "lease: a late DATA then clamps");
+	c.expire_ns = 0;
+	p[0].in_res = 3;
+	n = pl2_lease(&c, &p[0], &p[1], 1, 1000000);
+	CHECK_EQ(n, 0, "lease off: nothing forgotten");
+	CHECK_EQ(p[0].in_res, 3, "lease off: the count stays");
+	c.mode = PL2_MODE_CLOCK;
+	c.expire_ns = 5000;
+	n = pl2_lease(&c, &p[0], &p[1], 1, 1000000);
+	CHECK_EQ(n, 0, "lease: counter mode only");
+}
+
 static void test_cfg(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 60, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 60, 0, 0 };
 
 	CHECK(!pl2_cfg_check(&c), "counter mode needs no slot");
+	c.expire_ns = 1000;
+	CHECK(pl2_cfg_check(&c), "counter mode with a lease needs a slot");
+	c.expire_ns = 0;
 	c.mode = PL2_MODE_CLOCK;
 	CHECK(pl2_cfg_check(&c), "clock mode needs a slot");
 	c.slot_ns = 12000;
@@ -224,6 +267,7 @@ int main(void)
 	test_counter();
 	test_clock();
 	test_joint();
+	test_lease();
 	test_cfg();
 	return unit_done();
 }
