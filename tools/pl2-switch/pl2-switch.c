@@ -79,6 +79,11 @@ static void print_usage(FILE *f)
 		PL2_SLOT_NS_DEFAULT);
 }
 
+static void short_usage(void)
+{
+	fputs("try 'pl2-switch --help'\n", stderr);
+}
+
 static void err(const char *fmt, ...)
 {
 	va_list ap;
@@ -331,14 +336,8 @@ static int cmd_attach(const struct attach_args *a, char **devs, int ndev)
 	struct bpf_program *prog;
 	struct bpf_object *obj = NULL;
 	struct pl2_cfg old;
-	const char *why;
 	__u32 key = 0, s;
 
-	why = pl2_cfg_check(&a->cfg);
-	if (why) {
-		err("%s", why);
-		return 2;
-	}
 	if (ndev > PL2_PORTS) {
 		err("at most %d ports", PL2_PORTS);
 		return 2;
@@ -670,14 +669,14 @@ int main(int argc, char **argv)
 			 .kmax = PL2_KMAX_DEFAULT, .t_unsol = PL2_T_DEFAULT,
 			 .slot_ns = PL2_SLOT_NS_DEFAULT },
 	};
-	const char *cmd, *base = PIN_DEFAULT;
+	const char *cmd, *base = PIN_DEFAULT, *why;
 	bool json = false, all = false;
 	unsigned long long v;
 	char objbuf[PATH_MAX];
 	int c, i;
 
 	if (argc < 2) {
-		print_usage(stderr);
+		short_usage();
 		return 2;
 	}
 	cmd = argv[1];
@@ -740,7 +739,7 @@ int main(int argc, char **argv)
 			a.given = true;
 			break;
 		default:
-			print_usage(stderr);
+			short_usage();
 			return 2;
 		}
 	}
@@ -748,12 +747,17 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach")) {
 		if (optind >= argc && !(all && !strcmp(cmd, "detach"))) {
 			err("%s: name at least one device", cmd);
-			print_usage(stderr);
+			short_usage();
 			return 2;
 		}
 	} else if (strcmp(cmd, "show") && strcmp(cmd, "reset")) {
 		err("unknown command '%s'", cmd);
-		print_usage(stderr);
+		short_usage();
+		return 2;
+	}
+	why = pl2_cfg_check(&a.cfg);
+	if (why) {
+		err("%s", why);
 		return 2;
 	}
 	/* ask the kernel first, so that a refusal changes nothing */
