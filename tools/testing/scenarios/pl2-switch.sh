@@ -253,5 +253,14 @@ tap_ok "s1_in_res == 0 && r0_out_res == 0 && s2_in_res == 1" \
 # (5 on s1 if its DATA came more than 3 s after sender 2's RSV)
 tap_ok "s2_expired == 4 && s1_expired >= 4 && s1_expired <= 5" \
 	"lease: 4 forgotten on r0 (counted on s2: $s2_expired), 4 on s1 ($s1_expired)"
+sw show | sed 's/^/# /'
+
+# ---- reset: counters to 0 by hand ----
+out=$(sw reset nosuchdev 2>&1)
+rc=$?
+tap_ok "rc == 2" "reset of a missing device fails ($rc): $out"
+sw reset s2
+counters
+tap_ok "s2_in_res == 0 && s2_expired == 4" "reset s2: its counter is 0 ($s2_in_res), statistics kept"
 sw detach -a
 tap_done
