@@ -33,6 +33,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -547,6 +548,18 @@ static int cmd_reset(char **devs, int ndev)
 	return rc;
 }
 
+/* How far a port's clock is ahead of now (the program's clock) */
+static unsigned long long ahead(__u64 next)
+{
+	struct timespec ts;
+	__u64 now;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return 0;
+	now = (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
+	return next > now ? next - now : 0;
+}
+
 static const char * const stat_names[] = {
 	"rsv", "data", "unsol", "unsol_drop", "clamp", "unrouted",
 	"malformed", "grt_err", "other", "expired"
@@ -606,9 +619,11 @@ static int cmd_show(bool json)
 			       n ? "," : "", name, key, slot);
 			printf("\"in_res\": %d, \"out_res\": %d, ",
 			       port.in_res, port.out_res);
-			printf("\"in_next_ns\": %llu, \"out_next_ns\": %llu",
+			printf("\"in_next_ns\": %llu, \"out_next_ns\": %llu, ",
 			       (unsigned long long)port.in_next,
 			       (unsigned long long)port.out_next);
+			printf("\"in_ahead_ns\": %llu, \"out_ahead_ns\": %llu",
+			       ahead(port.in_next), ahead(port.out_next));
 			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				printf(", \"%s\": %llu", stat_names[j],
 				       (unsigned long long)sum[j]);
@@ -616,9 +631,8 @@ static int cmd_show(bool json)
 		} else {
 			printf("%s (slot %u): in_res %d out_res %d ",
 			       name, slot, port.in_res, port.out_res);
-			printf("in_next_ns %llu out_next_ns %llu\n ",
-			       (unsigned long long)port.in_next,
-			       (unsigned long long)port.out_next);
+			printf("busy ahead: in %llu ns out %llu ns\n ",
+			       ahead(port.in_next), ahead(port.out_next));
 			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				printf(" %s %llu", stat_names[j],
 				       (unsigned long long)sum[j]);
