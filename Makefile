@@ -19,6 +19,7 @@ TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows
 
 BPF_OBJS := tools/bpf/calq_rank.bpf.o tools/bpf/xdp_drop.bpf.o
 BPF_TOOLS := tools/bpf/calq-rank
+PL2_SW := tools/pl2-switch/pl2_switch.bpf.o tools/pl2-switch/pl2-switch
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gcc -dumpmachine)
 
 TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
@@ -53,7 +54,7 @@ tc: $(TC_PLUGINS)
 tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h include/uapi/linux/pkt_sched_shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
-tools: $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS)
+tools: $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
@@ -61,15 +62,26 @@ tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 tools/bpf/calq-rank: tools/bpf/calq-rank.c
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
 
+# -mcpu=v3: the switch uses the value an atomic add returns
+tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-switch/pl2_switch_core.h \
+		net/sched/core_types.h include/uapi/linux/shoal.h
+	clang $(BPF_CFLAGS) -mcpu=v3 -c -o $@ $<
+
+tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
+		include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
+
 tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
 
-build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/transport/*.h
+build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/transport/*.h \
+		tools/pl2-switch/*.h
 	@mkdir -p build/unit
-	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/testing/unit $(UAPI) -o $@ $< -lm
+	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/pl2-switch \
+		-Itools/testing/unit $(UAPI) -o $@ $< -lm
 
 check: all unit
 	scripts/check $(T)
@@ -90,5 +102,5 @@ install: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f $(TC_PLUGINS) $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS)
+	rm -f $(TC_PLUGINS) $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 	rm -rf build

@@ -13,6 +13,13 @@
                                           rx_packets, rx_bytes left out)
   shoal_craft.py vars BEFORE AFTER        the same as shell assignments,
                                           plus by_type and by_reason
+  shoal_craft.py rsv ADDR PORT D...       PL2: one RSV of demand D after
+                                          another, each awaiting its GRT;
+                                          prints "type flags in out from"
+                                          per GRT, "none" on a timeout
+  shoal_craft.py pl2data ADDR PORT N [unsol]
+                                          PL2: N DATA packets, sent against
+                                          a grant (SCHED) or unsolicited
 
 The header layout is Documentation/wire.md's; the names are those of
 /proc/net/shoal/stats (Documentation/shoal.md).
@@ -26,7 +33,7 @@ VERSION = 1
 TYPES = {"data": 1, "credit_req": 2, "credit": 3, "resend": 4, "busy": 5,
          "unknown": 6, "ack": 7, "abort": 8, "rsv": 9, "grt": 10}
 F_TRIMMED, F_BOUNCED, F_DEADLINE = 0x80, 0x40, 0x20
-F_REQUEST, F_RESPONSE, F_RETX = 0x08, 0x04, 0x01
+F_REQUEST, F_RESPONSE, F_SCHED, F_RETX = 0x08, 0x04, 0x02, 0x01
 MAX_MSG = 32 << 20
 
 
@@ -165,6 +172,24 @@ def raw(src, dst, port):
     s.close()
 
 
+def rsv(addr, port, demands, timeout=5.0):
+    """Each RSV from one socket; the switch returns it to that socket"""
+    s = socket.socket(family(addr), socket.SOCK_DGRAM)
+    s.bind(("::" if ":" in addr else "0.0.0.0", 0))
+    s.settimeout(timeout)
+    for d in demands:
+        s.sendto(ctrl("rsv", offset=0, word=d), (addr, port))
+        try:
+            p, src = s.recvfrom(2048)
+        except socket.timeout:
+            print("none")
+            continue
+        word = struct.unpack("!I", p[28:32])[0] if len(p) >= 32 else 0
+        print("%d %d %d %d %s" % (p[0] & 15, p[1], word >> 16, word & 0xffff,
+                                  src[0]))
+    s.close()
+
+
 def udp_counter(name):
     lines = [l.split() for l in open("/proc/net/snmp") if l.startswith("Udp:")]
     return int(lines[1][lines[0].index(name)])
@@ -197,6 +222,12 @@ def main(argv):
         flood(int(argv[2]), argv[3], int(argv[4]))
     elif cmd == "raw":
         raw(argv[2], argv[3], int(argv[4]))
+    elif cmd == "rsv":
+        rsv(argv[2], int(argv[3]), [int(d) for d in argv[4:]])
+    elif cmd == "pl2data":
+        flags = 0 if argv[5:6] == ["unsol"] else F_SCHED
+        send([data(flags=flags) + bytes(1400)] * int(argv[4]), argv[2],
+             int(argv[3]))
     elif cmd == "udp":
         print(udp_counter(argv[2]))
     elif cmd == "delta":

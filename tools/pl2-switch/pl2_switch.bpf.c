@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pl2_switch: the PL2 switch as a tc program on the ingress (clsact) of
+ * every switch port; Documentation/pl2-switch.md.
+ *
+ * An RSV (Shoal over UDP to the configured port, IPv4 or IPv6) reserves
+ * its demand on the port it came in on and on the port the routing table
+ * sends it out of (bpf_fib_lookup); the packet is turned into the GRT in
+ * place (type GRT, SHOAL_F_BOUNCED, word = the two slots; MAC, IP
+ * addresses and UDP ports swapped, which leaves both checksums as they
+ * were but for the changed header bytes) and redirected out of the port
+ * it came from.  DATA counts off both ports (counter mode) or is dropped
+ * when unsolicited and the backlog exceeds T.  Everything else, malformed
+ * Shoal packets included, passes untouched and is counted.
+ *
+ * Atomicity: see pl2_switch_core.h.  The port map's values are shared by
+ * every CPU and changed only through the core's atomics, or under
+ * pl2_lock in the joint mode; statistics are per CPU.  The loader writes
+ * pl2_cfg only while no port is attached.
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+#include "pl2_switch_core.h"
+
+#define AF_INET		2
+#define AF_INET6	10
+#define TC_PRIO_CONTROL	7
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl2_cfg);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pl2_cfg SEC(".maps");
+
+/* ifindex -> port slot, 0..PL2_PORTS-1 (the loader's) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PL2_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pl2_ifmap SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PL2_PORTS);
+	__type(key, __u32);
+	__type(value, struct pl2_port);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pl2_ports SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PL2_PORTS);
+	__type(key, __u32);
+	__type(value, struct pl2_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pl2_stats SEC(".maps");
+
+struct pl2_lock_val {
+	struct bpf_spin_lock lock;
+};
+
+/* serialises the joint mode's reservations */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl2_lock_val);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pl2_lock SEC(".maps");
+
+struct l34 {
+	__u32 udp;		/* offset of the UDP header */
+	__u32 udp_len;		/* UDP payload bytes */
+	__u8 v6;
+};
+
+/* Where the UDP header of a non-fragmented IPv4/IPv6 packet is */
+static __always_inline int parse_l3(struct __sk_buff *skb, struct l34 *l,
+				    struct bpf_fib_lookup *fib)
+{
+	__u8 ip[40];
+	__u16 ulen;
+	__u32 ihl;
+
+	__builtin_memset(fib, 0, sizeof(*fib));
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 20))
+			return -1;
+		ihl = (ip[0] & 0x0f) * 4;
+		/* UDP, not a fragment */
+		if (ip[0] >> 4 != 4 || ihl < 20 || ip[9] != IPPROTO_UDP ||
+		    ((ip[6] << 8 | ip[7]) & 0x3fff))
+			return -1;
+		l->udp = ETH_HLEN + ihl;
+		l->v6 = 0;
+		fib->family = AF_INET;
+		fib->tos = ip[1];
+		fib->tot_len = (__u16)(ip[2] << 8 | ip[3]);
+		__builtin_memcpy(&fib->ipv4_src, ip + 12, 4);
+		__builtin_memcpy(&fib->ipv4_dst, ip + 16, 4);
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		/* no extension headers: anything else is not Shoal here */
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 40) ||
+		    ip[0] >> 4 != 6 || ip[6] != IPPROTO_UDP)
+			return -1;
+		l->udp = ETH_HLEN + 40;
+		l->v6 = 1;
+		fib->family = AF_INET6;
+		fib->flowinfo = *(__be32 *)ip & bpf_htonl(0x0fffffff);
+		__builtin_memcpy(fib->ipv6_src, ip + 8, 16);
+		__builtin_memcpy(fib->ipv6_dst, ip + 24, 16);
+	} else {
+		return -1;
+	}
+	if (bpf_skb_load_bytes(skb, l->udp + 4, &ulen, 2) ||
+	    bpf_ntohs(ulen) < 8)
+		return -1;
+	l->udp_len = bpf_ntohs(ulen) - 8;
+	if (l->udp + 8 + l->udp_len > skb->len)
+		return -1;
+	fib->l4_protocol = IPPROTO_UDP;
+	fib->ifindex = skb->ingress_ifindex;
+	return 0;
+}
+
+/* The output port's map value, by the routing table, or NULL */
+static __always_inline struct pl2_port *
+out_port(struct __sk_buff *skb, struct bpf_fib_lookup *fib)
+{
+	__u32 *slot;
+	long rc;
+
+	rc = bpf_fib_lookup(skb, fib, sizeof(*fib), 0);
+	if (rc != BPF_FIB_LKUP_RET_SUCCESS && rc != BPF_FIB_LKUP_RET_NO_NEIGH)
+		return NULL;
+	slot = bpf_map_lookup_elem(&pl2_ifmap, &fib->ifindex);
+	if (!slot)
+		return NULL;
+	return bpf_map_lookup_elem(&pl2_ports, slot);
+}
+
+/* Swap the two runs of n bytes at off (MACs, addresses, ports) */
+static __always_inline int swap_bytes(struct __sk_buff *skb, __u32 off,
+				      __u32 n)
+{
+	__u8 a[32], b[32];
+
+	if (n > 16 || bpf_skb_load_bytes(skb, off, a, 2 * n))
+		return -1;
+	__builtin_memcpy(b, a + n, n);
+	__builtin_memcpy(b + n, a, n);
+	return bpf_skb_store_bytes(skb, off, b, 2 * n, 0);
+}
+
+/* Turn the RSV at l into the GRT with word, sent back where it came from */
+static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
+				    const __u8 *h, __u32 word)
+{
+	__u32 hoff = l->udp + 8, csum = l->udp + 6;
+	__u64 flags = l->v6 ? 0 : BPF_F_MARK_MANGLED_0;
+	__be16 old01, new01;
+	__be32 oldw, neww;
+	__u8 b01[2];
+
+	b01[0] = (SHOAL_VERSION << 4) | SHOAL_T_GRT;
+	b01[1] = h[1] | SHOAL_F_BOUNCED;
+	__builtin_memcpy(&old01, h, 2);
+	__builtin_memcpy(&new01, b01, 2);
+	__builtin_memcpy(&oldw, h + 28, 4);
+	neww = bpf_htonl(word);
+	if (bpf_l4_csum_replace(skb, csum, old01, new01, flags | 2) ||
+	    bpf_l4_csum_replace(skb, csum, oldw, neww, flags | 4) ||
+	    bpf_skb_store_bytes(skb, hoff, b01, 2, 0) ||
+	    bpf_skb_store_bytes(skb, hoff + 28, &neww, 4, 0))
+		return -1;
+	/* the sums of the IP header and the pseudo header do not change */
+	if (swap_bytes(skb, 0, ETH_ALEN) || swap_bytes(skb, l->udp, 2))
+		return -1;
+	if (l->v6 ? swap_bytes(skb, ETH_HLEN + 8, 16) :
+	    swap_bytes(skb, ETH_HLEN + 12, 4))
+		return -1;
+	skb->priority = TC_PRIO_CONTROL;
+	return 0;
+}
+
+SEC("tc")
+int pl2_switch(struct __sk_buff *skb)
+{
+	__u32 key = 0, *slot, word, clamps, ifindex = skb->ingress_ifindex;
+	struct bpf_fib_lookup fib;
+	struct pl2_port *in, *out;
+	struct pl2_lock_val *lk;
+	struct pl2_stats *st;
+	struct pl2_cfg *cfg;
+	struct pl2_pkt p;
+	__u8 h[SHOAL_HDR_LEN];
+	struct l34 l;
+	__u16 dport;
+	__u64 now;
+
+	cfg = bpf_map_lookup_elem(&pl2_cfg, &key);
+	slot = bpf_map_lookup_elem(&pl2_ifmap, &ifindex);
+	if (!cfg || !slot)
+		return TC_ACT_OK;	/* not (yet) a switch port */
+	st = bpf_map_lookup_elem(&pl2_stats, slot);
+	in = bpf_map_lookup_elem(&pl2_ports, slot);
+	if (!st || !in)
+		return TC_ACT_OK;
+	if (parse_l3(skb, &l, &fib) ||
+	    bpf_skb_load_bytes(skb, l.udp + 2, &dport, 2) ||
+	    bpf_ntohs(dport) != cfg->udp_port) {
+		st->other++;
+		return TC_ACT_OK;
+	}
+	if (l.udp_len < SHOAL_HDR_LEN ||
+	    bpf_skb_load_bytes(skb, l.udp + 8, h, SHOAL_HDR_LEN)) {
+		st->malformed++;
+		return TC_ACT_OK;
+	}
+	pl2_classify(h, l.udp_len, cfg->kmax, &p);
+	if (p.kind == PL2_MALFORMED) {
+		st->malformed++;
+		return TC_ACT_OK;
+	}
+	if (p.kind == PL2_OTHER) {
+		st->other++;
+		return TC_ACT_OK;
+	}
+	fib.sport = 0;
+	fib.dport = dport;
+	out = out_port(skb, &fib);
+	if (!out) {
+		st->unrouted++;
+		return TC_ACT_OK;
+	}
+	now = bpf_ktime_get_ns();
+	st->expired += pl2_lease(cfg, in, out,
+				 p.kind == PL2_RSV ? p.demand : 0, now);
+	if (p.kind == PL2_DATA) {
+		if (pl2_data(cfg, in, out, p.unsol, now, &clamps)) {
+			st->unsol_drop++;
+			return TC_ACT_SHOT;
+		}
+		st->data++;
+		st->unsol += p.unsol;
+		st->clamp += clamps;
+		return TC_ACT_OK;
+	}
+	/* an RSV */
+	if (cfg->mode == PL2_MODE_JOINT) {
+		lk = bpf_map_lookup_elem(&pl2_lock, &key);
+		if (!lk) {
+			st->grt_err++;
+			return TC_ACT_OK;
+		}
+		bpf_spin_lock(&lk->lock);
+		word = pl2_joint_rsv(cfg, in, out, p.demand, now);
+		bpf_spin_unlock(&lk->lock);
+	} else if (cfg->mode == PL2_MODE_CLOCK) {
+		word = pl2_clock_rsv(cfg, in, out, p.demand, now);
+	} else {
+		word = pl2_counter_rsv(in, out, p.demand);
+	}
+	/*
+	 * The reservation stands even if the GRT cannot be made: the
+	 * sender's RSV timeout and the clock modes deal with that.
+	 */
+	if (make_grt(skb, &l, h, word)) {
+		st->grt_err++;
+		return TC_ACT_SHOT;
+	}
+	st->rsv++;
+	return bpf_redirect(skb->ifindex, 0);
+}
+
+char LICENSE[] SEC("license") = "GPL";

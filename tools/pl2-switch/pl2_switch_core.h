@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PL2 switch logic (Documentation/pl2-switch.md): the reservation counters
+ * of the paper's Algorithm 1 and the spec's time-based modes, as plain C
+ * with no kernel or BPF calls.  pl2_switch.bpf.c includes it and passes in
+ * pointers to its map values; the unit test and the fuzzer run the same
+ * code in userspace.
+ *
+ * Atomicity: every port's state is one struct pl2_port, shared by all
+ * CPUs.  Counter mode changes it only with PL2_FETCH_ADD (one atomic
+ * read-modify-write per counter, as the Tofino's RegisterAction), so the
+ * read of a slot and the add of the demand cannot be split by another
+ * CPU.  The pairwise clock takes a port's time with a compare-and-swap
+ * loop.  The joint clock reads and writes two ports at once: its caller
+ * holds one lock (a bpf_spin_lock) around pl2_joint_rsv(), and nothing
+ * else writes the clocks in that mode.  The statistics are per CPU and
+ * need nothing.  Parsing (pl2_classify) is a pure function.
+ */
+#ifndef _PL2_SWITCH_CORE_H
+#define _PL2_SWITCH_CORE_H
+
+#include "../../net/sched/core_types.h"
+#include <linux/shoal.h>
+
+#define PL2_PORTS		64	/* switch ports, as the paper's registers */
+#define PL2_KMAX_DEFAULT	4	/* the paper's K */
+#define PL2_T_DEFAULT		60	/* slots; the spec's T = 4t, t = 15 */
+#define PL2_SLOT_NS_DEFAULT	12000	/* 1500 B at 1 Gbit/s */
+#define PL2_SLOT_NS_MAX		10000000000ULL	/* 10 s: slow tests */
+#define PL2_SLOT_MAX		0xffff	/* a slot is 16 bits in the GRT */
+#define PL2_CAS_TRIES		4
+
+/* gcc and clang -target bpf (-mcpu=v3) both turn these into atomics */
+#define PL2_FETCH_ADD(p, v)	__sync_fetch_and_add((p), (v))
+#define PL2_CAS(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
+#define PL2_XCHG(p, v)		__sync_lock_test_and_set((p), (v))
+/*
+ * One plain load the compiler may not tear or cache, as READ_ONCE():
+ * clang 14 cannot emit __atomic_load_n for BPF.
+ */
+#define PL2_READ(x)		(*(volatile __typeof__(x) *)&(x))
+
+/* BPF cannot call functions while it holds its spin lock: inline all */
+#ifndef __always_inline
+#include <sys/cdefs.h>		/* glibc's; BPF has bpf_helpers.h's */
+#endif
+
+enum pl2_mode {
+	PL2_MODE_COUNTER,	/* Algorithm 1: counts, +demand, -1 per DATA */
+	PL2_MODE_CLOCK,		/* pairwise clocks: time drains them */
+	PL2_MODE_JOINT,		/* one start for both ports: no collisions */
+	PL2_MODE_NR
+};
+
+/* the switch's configuration, one map entry, set by the loader */
+struct pl2_cfg {
+	u32 udp_port;		/* Shoal's UDP destination port */
+	u32 mode;		/* enum pl2_mode */
+	u32 kmax;		/* an RSV's demand is capped at this */
+	u32 t_unsol;		/* drop unsolicited DATA past this backlog, 0 = never */
+	u64 slot_ns;		/* clock modes: one MTU's time on the wire */
+	u64 expire_ns;		/* counter mode: forget overdue reservations, 0 = never */
+};
+
+/*
+ * One switch port.  Counter mode: the packets reserved with this port as
+ * the input (the sender's uplink) and as the output (the receiver's
+ * downlink) that have not passed yet.  Clock modes: when the port is free
+ * again, in CLOCK_MONOTONIC ns; counter mode with expire_ns: when the
+ * reserved packets should all have passed.
+ */
+struct pl2_port {
+	s32 in_res;
+	s32 out_res;
+	u64 in_next;
+	u64 out_next;
+};
+
+/* per port and CPU; all count packets arriving on the port */
+struct pl2_stats {
+	u64 rsv;		/* RSVs answered with a GRT */
+	u64 data;		/* DATA passed (and counted off) */
+	u64 unsol;		/* ... of which unsolicited */
+	u64 unsol_drop;		/* unsolicited DATA dropped: backlog > T */
+	u64 clamp;		/* decrements that would have gone below 0 */
+	u64 unrouted;		/* RSV/DATA with no output switch port: passed */
+	u64 malformed;		/* to the Shoal port but not a valid header */
+	u64 grt_err;		/* an RSV that could not be turned around */
+	u64 other;		/* everything else, passed untouched */
+	u64 expired;		/* reserved packets forgotten as overdue */
+};
+
+/* what pl2_classify() found */
+enum pl2_kind {
+	PL2_OTHER,		/* a Shoal packet the switch does not act on */
+	PL2_RSV,
+	PL2_DATA,
+	PL2_MALFORMED,
+};
+
+struct pl2_pkt {
+	u32 kind;		/* enum pl2_kind */
+	u32 demand;		/* RSV: packets asked for, capped at kmax */
+	bool unsol;		/* DATA sent without a grant */
+};
+
+static inline u32 pl2_get32(const u8 *p)
+{
+	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
+}
+
+/*
+ * Classify the first SHOAL_HDR_LEN bytes of a UDP payload of len bytes.
+ * Only what the switch relies on is checked: the version, the header
+ * length, and an RSV's demand and flags; the endpoint checks the rest.
+ * A PL2 endpoint marks DATA sent against a grant with SHOAL_F_SCHED, so
+ * DATA without it is unsolicited.
+ */
+static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
+					 struct pl2_pkt *p)
+{
+	u32 type = h[0] & 0x0f, word;
+
+	p->kind = PL2_MALFORMED;
+	p->demand = 0;
+	p->unsol = false;
+	if (len < SHOAL_HDR_LEN || h[0] >> 4 != SHOAL_VERSION ||
+	    h[6] < SHOAL_HDR_LEN || h[6] > SHOAL_HDR_MAX || h[6] > len)
+		return;
+	if (type == SHOAL_T_RSV) {
+		word = pl2_get32(h + 28);
+		/* a bounced RSV would come back as a GRT: never twice */
+		if (!word || (h[1] & SHOAL_F_BOUNCED))
+			return;
+		p->kind = PL2_RSV;
+		p->demand = word < kmax ? word : kmax;
+		return;
+	}
+	if (type == SHOAL_T_DATA) {
+		p->kind = PL2_DATA;
+		p->unsol = !(h[1] & SHOAL_F_SCHED);
+		return;
+	}
+	p->kind = type && type < SHOAL_T_GRT + 1 ? PL2_OTHER : PL2_MALFORMED;
+}
+
+/* the GRT's word: input slot << 16 | output slot, each saturated */
+static __always_inline u32 pl2_grt_word(u64 in_slot, u64 out_slot)
+{
+	if (in_slot > PL2_SLOT_MAX)
+		in_slot = PL2_SLOT_MAX;
+	if (out_slot > PL2_SLOT_MAX)
+		out_slot = PL2_SLOT_MAX;
+	return (u32)in_slot << 16 | (u32)out_slot;
+}
+
+/* ---- counter mode (Algorithm 1) ---- */
+
+/* A counter read by a concurrent RSV while a clamped decrement is undone */
+static __always_inline u32 pl2_slot_of(s32 v)
+{
+	return v < 0 ? 0 : (u32)v;
+}
+
+static __always_inline u32 pl2_counter_rsv(struct pl2_port *in, struct pl2_port *out,
+					   u32 demand)
+{
+	s32 s = PL2_FETCH_ADD(&in->in_res, (s32)demand);
+	s32 r = PL2_FETCH_ADD(&out->out_res, (s32)demand);
+
+	return pl2_grt_word(pl2_slot_of(s), pl2_slot_of(r));
+}
+
+/*
+ * Decrement, never below zero: a decrement that finds 0 is undone.
+ * Two atomics instead of a compare-and-swap loop; between them an RSV
+ * may read -1, which pl2_slot_of() reads as 0, and the undo then leaves
+ * exactly what that RSV added.  Returns 1 when it clamped.
+ */
+static __always_inline u32 pl2_dec_sat(s32 *c)
+{
+	if (PL2_FETCH_ADD(c, -1) > 0)
+		return 0;
+	PL2_FETCH_ADD(c, 1);
+	return 1;
+}
+
+/* ---- clock modes ---- */
+
+static __always_inline u64 pl2_ns_to_slots(u64 ns, u64 slot_ns)
+{
+	return slot_ns ? ns / slot_ns : 0;
+}
+
+/*
+ * Pairwise clock: the port is busy until *next; a reservation starts at
+ * max(now, *next) and moves *next on by its length.  A lost DATA packet
+ * or a dead sender costs the port at most that length of time: the clock
+ * heals by itself.  Returns the start.
+ */
+static __always_inline u64 pl2_clock_take(u64 *next, u64 now, u64 len)
+{
+	u64 old, start;
+	int i;
+
+	for (i = 0; i < PL2_CAS_TRIES; i++) {
+		old = PL2_READ(*next);
+		start = old > now ? old : now;
+		if (PL2_CAS(next, old, start + len) == old)
+			return start;
+	}
+	/* still contended: queue behind whatever is there */
+	start = PL2_FETCH_ADD(next, len);
+	return start > now ? start : now;
+}
+
+static __always_inline u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_port *in,
+					 struct pl2_port *out, u32 demand, u64 now)
+{
+	u64 len = (u64)demand * c->slot_ns;
+	u64 s = pl2_clock_take(&in->in_next, now, len);
+	u64 r = pl2_clock_take(&out->out_next, now, len);
+
+	return pl2_grt_word(pl2_ns_to_slots(s - now, c->slot_ns),
+			    pl2_ns_to_slots(r - now, c->slot_ns));
+}
+
+/*
+ * Joint clock, the collision-free ideal of the paper's section 4.2: both
+ * ports get the same start, the later of their clocks.  The caller holds
+ * the lock that serialises every joint reservation.
+ */
+static __always_inline u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_port *in,
+					 struct pl2_port *out, u32 demand, u64 now)
+{
+	u64 start = now, slot;
+
+	if (in->in_next > start)
+		start = in->in_next;
+	if (out->out_next > start)
+		start = out->out_next;
+	in->in_next = start + (u64)demand * c->slot_ns;
+	out->out_next = in->in_next;
+	slot = pl2_ns_to_slots(start - now, c->slot_ns);
+	return pl2_grt_word(slot, slot);
+}
+
+/* ---- counter mode's lease (beyond the paper) ---- */
+
+/* Forget an overdue count: the packets it waits for will not come */
+static __always_inline u32 pl2_expire(const struct pl2_cfg *c, s32 *cnt,
+				      const u64 *due, u64 now)
+{
+	if (PL2_READ(*cnt) <= 0 || now <= PL2_READ(*due) + c->expire_ns)
+		return 0;
+	return pl2_slot_of(PL2_XCHG(cnt, 0));
+}
+
+/*
+ * With expire_ns, counter mode keeps the paper's slots but each side of a
+ * port also runs the pairwise clock: an RSV moves it on by its demand's
+ * time, so it says when the reserved packets should all have passed.  A
+ * count still above 0 expire_ns after that is forgotten: its DATA was
+ * lost, or its sender died or gave up.  An RSV racing with the reset may
+ * lose its demand from the count (at most kmax packets, once).  Call
+ * before pl2_counter_rsv() with the demand, before pl2_data() with 0.
+ * Returns the packets forgotten.
+ */
+static __always_inline u32 pl2_lease(const struct pl2_cfg *c,
+				     struct pl2_port *in, struct pl2_port *out,
+				     u32 demand, u64 now)
+{
+	u32 n;
+
+	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+		return 0;
+	n = pl2_expire(c, &in->in_res, &in->in_next, now);
+	n += pl2_expire(c, &out->out_res, &out->out_next, now);
+	if (demand) {
+		pl2_clock_take(&in->in_next, now, (u64)demand * c->slot_ns);
+		pl2_clock_take(&out->out_next, now, (u64)demand * c->slot_ns);
+	}
+	return n;
+}
+
+/* ---- DATA ---- */
+
+/* The larger reservation backlog of the two ports, in slots */
+static __always_inline u64 pl2_backlog(const struct pl2_cfg *c, const struct pl2_port *in,
+				       const struct pl2_port *out, u64 now)
+{
+	u64 a, b;
+
+	if (c->mode == PL2_MODE_COUNTER) {
+		a = pl2_slot_of(PL2_READ(in->in_res));
+		b = pl2_slot_of(PL2_READ(out->out_res));
+		return a > b ? a : b;
+	}
+	a = PL2_READ(in->in_next);
+	b = PL2_READ(out->out_next);
+	a = a > b ? a : b;
+	return a > now ? pl2_ns_to_slots(a - now, c->slot_ns) : 0;
+}
+
+/*
+ * A DATA packet from port in to port out.  Unsolicited DATA is dropped
+ * when either port's backlog exceeds T: it was sent on the bet that the
+ * ports were nearly idle, and they are not (section 4.4 of the paper).
+ * Otherwise counter mode takes one packet off both counters (a dropped
+ * packet did not pass, so it takes nothing off).  Returns true to drop;
+ * *clamps counts the decrements that found 0.
+ */
+static __always_inline bool pl2_data(const struct pl2_cfg *c, struct pl2_port *in,
+				     struct pl2_port *out, bool unsol, u64 now, u32 *clamps)
+{
+	*clamps = 0;
+	if (unsol && c->t_unsol && pl2_backlog(c, in, out, now) > c->t_unsol)
+		return true;
+	if (c->mode == PL2_MODE_COUNTER) {
+		*clamps += pl2_dec_sat(&in->in_res);
+		*clamps += pl2_dec_sat(&out->out_res);
+	}
+	return false;
+}
+
+/* A configuration the program can run with, or why not */
+static inline const char *pl2_cfg_check(const struct pl2_cfg *c)
+{
+	if (!c->udp_port || c->udp_port > 65535)
+		return "the UDP port must be 1..65535";
+	if (c->mode >= PL2_MODE_NR)
+		return "unknown mode";
+	if (!c->kmax || c->kmax > PL2_SLOT_MAX)
+		return "kmax must be 1..65535";
+	if ((c->mode != PL2_MODE_COUNTER || c->expire_ns) &&
+	    (!c->slot_ns || c->slot_ns > PL2_SLOT_NS_MAX))
+		return "the slot must be 1 ns..10 s";
+	if (c->expire_ns > PL2_SLOT_NS_MAX * 6)
+		return "expire must be at most 60 s";
+	return NULL;
+}
+
+#endif /* _PL2_SWITCH_CORE_H */

@@ -1,0 +1,266 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pl2-switch: the PL2 switch (tools/pl2-switch) on the ports of the switch
+# namespace.  Crafted RSVs from the senders come back as GRTs carrying the
+# slots of Algorithm 1 (IPv4 and IPv6, received by a UDP socket, so their
+# checksums are right); DATA counts the reservations back to 0 and never
+# below; unsolicited DATA is dropped past T; malformed Shoal packets and
+# other traffic pass untouched and are counted; the clock modes drain with
+# time and the joint mode gives both ports one slot; counter mode with a
+# lease forgets a dead sender's reservations; detach removes everything;
+# wrong uses fail with a clear message.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# values arrive by eval
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+
+PL2SW=$TREE/tools/pl2-switch/pl2-switch
+CRAFT=$TREE/tools/testing/lib/shoal_craft.py
+PORT=4797
+RX4=10.200.0.1
+RX6=fd00:200::1
+
+topo_init pl2sw
+[ -x "$PL2SW" ] || topo_die "build the tools first: make tools"
+[ -f "$TREE/tools/pl2-switch/pl2_switch.bpf.o" ] || topo_die "no pl2_switch.bpf.o: make tools"
+# the pins live in the BPF filesystem of this (pid 1's) mount namespace
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
+	topo_die "cannot mount the BPF filesystem"
+topo_build 2 >/dev/null
+
+sw()
+{
+	ip netns exec "$TOPO_SW" "$PL2SW" "$@"
+}
+
+# rsv I ADDR DEMAND...: RSVs from sender I; GRT lines in $grts
+rsv()
+{
+	local i=$1
+
+	shift
+	grts=$(ip netns exec "$(topo_sender_ns "$i")" python3 "$CRAFT" rsv "$1" "$PORT" "${@:2}")
+	topo_log "RSVs ${*:2} from sender $i to $1: $(echo "$grts" | tr '\n' ';')"
+}
+
+# grt N: type flags in out from of the Nth GRT line as g_type ... g_from
+grt()
+{
+	read -r g_type g_flags g_in g_out g_from <<<"$(echo "$grts" | sed -n "$1p")"
+	[ "$g_type" = none ] && g_type=-1
+	g_type=${g_type:--1} g_flags=${g_flags:--1} g_in=${g_in:--1} g_out=${g_out:--1}
+	return 0
+}
+
+data()
+{
+	ip netns exec "$(topo_sender_ns "$1")" python3 "$CRAFT" pl2data "$2" "$PORT" "$3" "${4:-}"
+}
+
+# counters: <dev>_<field> for every port of `show -j` (absent: -1)
+counters()
+{
+	eval "$(sw show -j | python3 -c '
+import json, sys
+f = ("in_res", "out_res", "rsv", "data", "unsol", "unsol_drop", "clamp",
+     "unrouted", "malformed", "grt_err", "other", "expired")
+try:
+    j = json.load(sys.stdin)
+except ValueError:
+    j = {"ports": []}
+for d in ("s1", "s2", "r0"):
+    p = [x for x in j["ports"] if x["dev"] == d]
+    for k in f:
+        print("%s_%s=%d" % (d, k, p[0][k] if p else -1))
+print("nports=%d" % len(j["ports"]))
+print("mode=%s" % j.get("mode", "none"))
+')"
+}
+
+# ---- errors before anything is attached ----
+out=$(sw attach nosuchdev 2>&1)
+rc=$?
+tap_ok "rc == 2" "attach of a missing device fails with status 2 ($rc): $out"
+[[ $out == *"nosuchdev: no such device"* ]]
+tap_ok "$? == 0" "... and says 'no such device'"
+out=$(sw show 2>&1)
+rc=$?
+tap_ok "rc == 2" "show with nothing attached: status 2 ($rc): $out"
+out=$(ip netns exec "$TOPO_SW" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$PL2SW" attach s1 2>&1)
+rc=$?
+tap_ok "rc != 0" "attach without privileges fails ($rc): $out"
+[[ $out == *"BPF not permitted"* ]]
+tap_ok "$? == 0" "... and says 'BPF not permitted'"
+out=$(sw attach --mode fast s1 2>&1)
+rc=$?
+tap_ok "rc == 2" "an unknown mode is refused ($rc): $out"
+
+# ---- counter mode (Algorithm 1), T = 6 slots ----
+out=$(sw attach --t 6 s1 s2 r0 2>&1)
+rc=$?
+tap_ok "rc == 0" "attach s1 s2 r0 ($rc) $out"
+out=$(sw attach s1 2>&1)
+rc=$?
+tap_ok "rc == 2" "attaching s1 twice fails ($rc): $out"
+[[ $out == *"s1: already attached"* ]]
+tap_ok "$? == 0" "... and says 'already attached'"
+out=$(sw attach --mode clock s1 2>&1)
+rc=$?
+tap_ok "rc == 2" "other settings while ports are attached are refused ($rc): $out"
+counters
+tap_ok "nports == 3 && s1_in_res == 0 && r0_out_res == 0" "show: 3 ports, counters 0"
+
+# the paper's Figure 2 arithmetic: each GRT carries the counters before
+# its demand is added
+rsv 1 $RX4 4 2
+grt 1
+tap_ok "g_type == 10 && (g_flags & 64) && g_in == 0 && g_out == 0" \
+	"sender 1, demand 4: GRT (type $g_type, flags $g_flags) slots in $g_in out $g_out (0, 0)"
+tap_ok "$([ "$g_from" = $RX4 ] && echo 1 || echo 0)" "... from the receiver's address ($g_from)"
+grt 2
+tap_ok "g_in == 4 && g_out == 4" "sender 1, demand 2: slots in $g_in out $g_out (4, 4)"
+rsv 2 $RX4 3
+grt 1
+tap_ok "g_in == 0 && g_out == 6" "sender 2, demand 3: slots in $g_in out $g_out (0, 6)"
+rsv 2 $RX6 1
+grt 1
+tap_ok "g_type == 10 && g_in == 3 && g_out == 9" "sender 2 over IPv6, demand 1: slots in $g_in out $g_out (3, 9)"
+tap_ok "$([ "$g_from" = $RX6 ] && echo 1 || echo 0)" "... from the receiver's IPv6 address ($g_from)"
+rsv 1 $RX4 100
+grt 1
+tap_ok "g_in == 6 && g_out == 10" "demand 100 is capped at kmax 4: slots in $g_in out $g_out (6, 10)"
+counters
+tap_ok "s1_in_res == 10 && s2_in_res == 4 && r0_out_res == 14" \
+	"counters: s1 in $s1_in_res (10), s2 in $s2_in_res (4), r0 out $r0_out_res (14)"
+tap_ok "s1_rsv == 3 && s2_rsv == 2" "RSVs answered: s1 $s1_rsv (3), s2 $s2_rsv (2)"
+
+# DATA counts them off, never below 0
+data 1 $RX4 10
+data 2 $RX4 4
+counters
+tap_ok "s1_in_res == 0 && s2_in_res == 0 && r0_out_res == 0" \
+	"14 DATA: counters back to 0 (s1 $s1_in_res, s2 $s2_in_res, r0 $r0_out_res)"
+tap_ok "s1_data == 10 && s2_data == 4 && s1_clamp == 0" "DATA counted: s1 $s1_data (10), s2 $s2_data (4), clamps $s1_clamp"
+data 1 $RX4 3
+counters
+tap_ok "s1_in_res == 0 && r0_out_res == 0 && s1_clamp == 6" \
+	"3 more DATA: counters stay 0 (s1 $s1_in_res, r0 $r0_out_res), 6 clamped decrements ($s1_clamp)"
+
+# unsolicited DATA past T = 6 is dropped, and takes nothing off
+rsv 1 $RX4 4 4
+rx_before=$(ip netns exec "$TOPO_RX" python3 "$CRAFT" udp NoPorts)
+data 1 $RX4 2 unsol
+counters
+tap_ok "s1_unsol_drop == 2 && s1_in_res == 8 && r0_out_res == 8" \
+	"backlog 8 > T: 2 unsolicited DATA dropped ($s1_unsol_drop), counters kept (s1 $s1_in_res, r0 $r0_out_res)"
+data 1 $RX4 8
+data 1 $RX4 1 unsol
+rx_after=$(ip netns exec "$TOPO_RX" python3 "$CRAFT" udp NoPorts)
+counters
+tap_ok "s1_unsol == 1 && s1_unsol_drop == 2 && s1_in_res == 0 && r0_out_res == 0" \
+	"backlog 0: unsolicited DATA passes (unsol $s1_unsol), counters 0 (s1 $s1_in_res, r0 $r0_out_res)"
+tap_ok "rx_after - rx_before == 9" "the receiver got the 9 DATA that passed, not the dropped 2 ($((rx_after - rx_before)))"
+
+# malformed Shoal packets and other traffic pass untouched, counted
+rx_before=$rx_after
+for c in short version type0; do
+	ip netns exec "$(topo_sender_ns 1)" python3 "$CRAFT" send $c $RX4 $PORT
+done
+rx_after=$(ip netns exec "$TOPO_RX" python3 "$CRAFT" udp NoPorts)
+counters
+tap_ok "s1_malformed == 3" "3 malformed packets counted ($s1_malformed)"
+tap_ok "rx_after - rx_before == 3" "... and delivered untouched ($((rx_after - rx_before)))"
+tap_ok "s1_in_res == 0 && r0_out_res == 0 && s1_grt_err == 0" "... moving no counter"
+other_before=$s1_other
+ip netns exec "$(topo_sender_ns 1)" python3 "$CRAFT" send grt $RX4 $PORT
+ip netns exec "$(topo_sender_ns 1)" python3 "$CRAFT" send data $RX4 9
+counters
+tap_ok "s1_other - other_before >= 2 && s1_data == 22" \
+	"a GRT and UDP to another port pass as other ($((s1_other - other_before))), not as DATA ($s1_data)"
+# the switch itself is no switch port: nothing to reserve
+rsv 1 10.100.1.254 1
+counters
+tap_ok "s1_unrouted == 1 && s1_rsv == 5" "an RSV to the switch's own address is unrouted ($s1_unrouted), no GRT (rsv $s1_rsv)"
+
+# ---- detach ----
+out=$(sw detach s2 2>&1)
+rc=$?
+counters
+tap_ok "rc == 0 && nports == 2 && s2_rsv == -1" "detach s2 ($rc): 2 ports left $out"
+out=$(sw detach s2 2>&1)
+rc=$?
+tap_ok "rc == 2" "detaching s2 again fails ($rc): $out"
+[[ $out == *"s2: not attached"* ]]
+tap_ok "$? == 0" "... and says 'not attached'"
+rsv 2 $RX4 1
+tap_ok "$([ "$grts" = none ] && echo 1 || echo 0)" "an RSV from the detached port gets no GRT ($grts)"
+out=$(sw detach -a 2>&1)
+rc=$?
+filters=$(tc -n "$TOPO_SW" filter show dev s1 ingress | wc -l)
+pins=$(ls /sys/fs/bpf/pl2-switch 2>/dev/null | wc -l)
+tap_ok "rc == 0 && filters == 0 && pins == 0" \
+	"detach -a ($rc): no filter on s1 ($filters lines), no pins ($pins) $out"
+out=$(sw show 2>&1)
+rc=$?
+tap_ok "rc == 2" "show after detach: nothing attached ($rc): $out"
+
+# ---- clock mode: 2 s slots, drained by time ----
+sw attach --mode clock --slot-ns 2000000000 s1 s2 r0
+rsv 1 $RX4 4
+grt 1
+tap_ok "g_in == 0 && g_out == 0" "clock: the first RSV gets slots (0, 0) ($g_in, $g_out)"
+rsv 2 $RX4 2
+grt 1
+tap_ok "g_in == 0 && g_out >= 1 && g_out <= 3" \
+	"clock: the second waits for the first on r0: slots ($g_in, $g_out), out 1..3 of 4"
+data 1 $RX4 4
+counters
+tap_ok "$([ "$mode" = clock ] && echo 1 || echo 0) && s1_data == 4 && s1_in_res == 0 && r0_out_res == 0" \
+	"clock: DATA passes without counting ($s1_data, $s1_in_res, $r0_out_res)"
+sleep 9
+rsv 2 $RX4 1
+grt 1
+tap_ok "g_in == 0 && g_out == 0" "clock: 9 s later the reservations drained: slots ($g_in, $g_out)"
+sw detach -a
+
+# ---- joint mode: one start for both ports ----
+sw attach --mode joint --slot-ns 2000000000 s1 s2 r0
+rsv 1 $RX4 4
+rsv 2 $RX4 2
+grt 1
+tap_ok "g_in == g_out && g_in >= 1 && g_in <= 3" \
+	"joint: sender 2 idle, yet both slots equal r0's ($g_in, $g_out)"
+sw detach -a
+
+# ---- counter mode with a lease: a dead sender's reservations expire ----
+sw attach --expire-us 3000000 s1 s2 r0
+rsv 1 $RX4 4
+sleep 4
+# sender 1 "died": its 4 packets never come; r0's count is forgotten
+# when the next packet touches r0, s1's when the next touches s1
+rsv 2 $RX4 1
+grt 1
+tap_ok "g_in == 0 && g_out == 0" "lease: 4 s later (lease 3 s), sender 1's 4 packets forgotten on r0: slots ($g_in, $g_out)"
+data 1 $RX4 1
+counters
+tap_ok "s1_in_res == 0 && r0_out_res == 0 && s2_in_res == 1" \
+	"lease: counters s1 $s1_in_res (0), r0 $r0_out_res (0), s2 $s2_in_res (1: its RSV is not overdue)"
+# (5 on s1 if its DATA came more than 3 s after sender 2's RSV)
+tap_ok "s2_expired == 4 && s1_expired >= 4 && s1_expired <= 5" \
+	"lease: 4 forgotten on r0 (counted on s2: $s2_expired), 4 on s1 ($s1_expired)"
+sw show | sed 's/^/# /'
+
+# ---- reset: counters to 0 by hand ----
+out=$(sw reset nosuchdev 2>&1)
+rc=$?
+tap_ok "rc == 2" "reset of a missing device fails ($rc): $out"
+sw reset s2
+counters
+tap_ok "s2_in_res == 0 && s2_expired == 4" "reset s2: its counter is 0 ($s2_in_res), statistics kept"
+sw detach -a
+tap_done

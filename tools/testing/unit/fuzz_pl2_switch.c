@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fuzz target for the PL2 switch logic (pl2_switch_core.h).  The input
+ * picks a mode, T and kmax, then drives four ports with RSVs, solicited
+ * and unsolicited DATA, clock ticks and headers of random bytes.  A model
+ * kept here alongside checks counter mode exactly: each GRT carries the
+ * counters before its demand, a DATA takes one off each (never below 0)
+ * unless dropped, and a drop happens exactly when the larger backlog
+ * exceeds T.  The clock modes: a slot never exceeds the backlog ahead,
+ * the clocks never go back, the joint mode gives both ports one slot.
+ * pl2_classify() must accept any bytes and never give a demand outside
+ * 1..kmax.  A libFuzzer target with -DSHOAL_LIBFUZZER, else a seeded
+ * driver.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl2_switch_core.h"
+
+#define NP	4
+
+static unsigned long rsvs, drops, expired;
+
+/* The lease, checked against the model: what it forgets, it zeroes */
+static void lease(const struct pl2_cfg *c, struct pl2_port *port,
+		  s64 *in_model, s64 *out_model, u32 a, u32 b, u32 demand,
+		  u64 now)	/* demand: the RSV's as classify caps it, or 0 */
+{
+	s64 forgot = 0;
+	u32 n;
+
+	n = pl2_lease(c, &port[a], &port[b], demand, now);
+	if (c->mode != PL2_MODE_COUNTER || !c->expire_ns) {
+		if (n)
+			abort();
+		return;
+	}
+	if (port[a].in_res == 0 && in_model[a] > 0) {
+		forgot += in_model[a];
+		in_model[a] = 0;
+	}
+	if (port[b].out_res == 0 && out_model[b] > 0) {
+		forgot += out_model[b];
+		out_model[b] = 0;
+	}
+	if (forgot != n)
+		abort();
+	expired += n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct pl2_port port[NP], before[NP];
+	s64 in_model[NP] = { 0 }, out_model[NP] = { 0 }, back;
+	struct pl2_cfg c;
+	struct pl2_pkt p;
+	u32 w, cl, a, b, d, k, prev;
+	u8 h[SHOAL_HDR_LEN];
+	u64 now = 1000000;
+	size_t at = 0;
+	bool drop;
+
+	if (size < 4)
+		return 0;
+	c.udp_port = SHOAL_UDP_PORT;
+	c.mode = data[at++] % PL2_MODE_NR;
+	c.t_unsol = data[at++] % 16;
+	c.kmax = 1 + data[at++] % 8;
+	c.slot_ns = 1 + data[at++] * 100U;
+	c.expire_ns = data[0] & 0x80 ? (u64)(data[1] & 0x7f) * c.slot_ns : 0;
+	memset(port, 0, sizeof(port));
+	while (at + 2 <= size) {
+		a = data[at] & 3;
+		b = data[at] >> 2 & 3;
+		k = data[at] >> 4;
+		d = data[at + 1];
+		at += 2;
+		memcpy(before, port, sizeof(port));
+		if (k < 12)
+			lease(&c, port, in_model, out_model, a, b,
+			      k < 5 ? (d < c.kmax ? d : c.kmax) : 0, now);
+		memcpy(before, port, sizeof(port));
+		if (k < 5) {				/* an RSV */
+			memset(h, 0, sizeof(h));
+			h[0] = SHOAL_VERSION << 4 | SHOAL_T_RSV;
+			h[6] = SHOAL_HDR_LEN;
+			h[31] = (u8)d;
+			pl2_classify(h, SHOAL_HDR_LEN, c.kmax, &p);
+			if (!d) {
+				if (p.kind != PL2_MALFORMED)
+					abort();
+				continue;
+			}
+			if (p.kind != PL2_RSV || p.demand < 1 ||
+			    p.demand > c.kmax || p.demand > d)
+				abort();
+			rsvs++;
+			if (c.mode == PL2_MODE_COUNTER) {
+				w = pl2_counter_rsv(&port[a], &port[b], p.demand);
+				if (w >> 16 != (u32)in_model[a] ||
+				    (w & 0xffff) != (u32)out_model[b])
+					abort();
+				in_model[a] += p.demand;
+				out_model[b] += p.demand;
+			} else {
+				if (c.mode == PL2_MODE_CLOCK)
+					w = pl2_clock_rsv(&c, &port[a], &port[b],
+							  p.demand, now);
+				else
+					w = pl2_joint_rsv(&c, &port[a], &port[b],
+							  p.demand, now);
+				if (c.mode == PL2_MODE_JOINT &&
+				    w >> 16 != (w & 0xffff))
+					abort();
+				/* a slot is no more than the time ahead */
+				if (before[a].in_next > now &&
+				    c.mode == PL2_MODE_CLOCK &&
+				    w >> 16 > (before[a].in_next - now) / c.slot_ns)
+					abort();
+				if (port[a].in_next < before[a].in_next ||
+				    port[b].out_next < before[b].out_next ||
+				    port[a].in_next < now + p.demand * c.slot_ns)
+					abort();
+			}
+		} else if (k < 12) {			/* DATA */
+			back = pl2_backlog(&c, &port[a], &port[b], now);
+			drop = pl2_data(&c, &port[a], &port[b], k & 1, now, &cl);
+			if (drop != ((k & 1) && c.t_unsol && back > c.t_unsol))
+				abort();
+			drops += drop;
+			if (c.mode == PL2_MODE_COUNTER) {
+				if (back != (in_model[a] > out_model[b] ?
+					     in_model[a] : out_model[b]))
+					abort();
+				if (!drop) {
+					prev = (in_model[a] == 0) +
+					       (out_model[b] == 0);
+					if (cl != prev)
+						abort();
+					in_model[a] -= in_model[a] > 0;
+					out_model[b] -= out_model[b] > 0;
+				}
+			} else if (memcmp(before, port, sizeof(port))) {
+				abort();	/* the clocks ignore DATA */
+			}
+		} else if (k < 15) {			/* time passes */
+			now += (u64)d * c.slot_ns / 4;
+		} else {				/* any bytes */
+			memset(h, d, sizeof(h));
+			if (at < size)
+				memcpy(h, data + at, size - at < sizeof(h) ?
+				       size - at : sizeof(h));
+			pl2_classify(h, d, c.kmax, &p);
+			if (p.kind > PL2_MALFORMED ||
+			    (p.kind == PL2_RSV &&
+			     (p.demand < 1 || p.demand > c.kmax)))
+				abort();
+		}
+		for (a = 0; a < NP; a++)
+			if (port[a].in_res < 0 || port[a].out_res < 0 ||
+			    (c.mode == PL2_MODE_COUNTER &&
+			     (port[a].in_res != in_model[a] ||
+			      port[a].out_res != out_model[a])))
+				abort();
+	}
+	return 0;
+}
+
+#ifndef SHOAL_LIBFUZZER
+int main(int argc, char **argv)
+{
+	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 100000;
+	unsigned char buf[512];
+	unsigned long i;
+	size_t len, k;
+
+	srand(6);
+	for (i = 0; i < iters; i++) {
+		len = 4 + rand() % (sizeof(buf) - 4);
+		for (k = 0; k < len; k++)
+			buf[k] = (unsigned char)rand();
+		LLVMFuzzerTestOneInput(buf, len);
+	}
+	if (rsvs < iters || !drops || !expired) {
+		printf("not ok 1 - fuzz_pl2_switch: only %lu RSVs and %lu drops in %lu inputs\n",
+		       rsvs, drops, iters);
+		return 1;
+	}
+	printf("ok 1 - fuzz_pl2_switch: %lu inputs (RSVs, DATA, time, random headers, 3 modes), ",
+	       iters);
+	printf("%lu RSVs, %lu drops, %lu expired, the model held\n", rsvs, drops,
+	       expired);
+	printf("1..1\n");
+	return 0;
+}
+#endif

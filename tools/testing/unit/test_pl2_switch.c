@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the PL2 switch logic (tools/pl2-switch/pl2_switch_core.h),
+ * the code the tc-BPF program runs: parsing, Algorithm 1's counters with
+ * the paper's Figure 2 example, the saturating decrement, the unsolicited
+ * drop past T, the pairwise and joint clocks, and the configuration check.
+ * Single-threaded: the atomics are exercised for their arithmetic only.
+ */
+#include <string.h>
+
+#include "pl2_switch_core.h"
+#include "unit.h"
+
+static void put32(u8 *p, u32 v)
+{
+	p[0] = (u8)(v >> 24);
+	p[1] = (u8)(v >> 16);
+	p[2] = (u8)(v >> 8);
+	p[3] = (u8)v;
+}
+
+static void hdr(u8 *h, u32 type, u32 flags, u32 word)
+{
+	memset(h, 0, SHOAL_HDR_LEN);
+	h[0] = (u8)(SHOAL_VERSION << 4 | type);
+	h[1] = (u8)flags;
+	h[6] = SHOAL_HDR_LEN;
+	put32(h + 16, 10000);
+	put32(h + 28, word);
+}
+
+static void test_classify(void)
+{
+	struct pl2_pkt p;
+	u8 h[SHOAL_HDR_LEN];
+
+	hdr(h, SHOAL_T_RSV, 0, 3);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_RSV && p.demand == 3, "RSV of demand 3");
+	hdr(h, SHOAL_T_RSV, 0, 9);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_RSV && p.demand == 4, "demand 9 capped at kmax 4");
+	hdr(h, SHOAL_T_RSV, 0, 0);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "RSV of demand 0 is malformed");
+	hdr(h, SHOAL_T_RSV, SHOAL_F_BOUNCED, 2);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "a bounced RSV is malformed (no second bounce)");
+	hdr(h, SHOAL_T_DATA, SHOAL_F_SCHED, 0);
+	pl2_classify(h, 1432, 4, &p);
+	CHECK(p.kind == PL2_DATA && !p.unsol, "DATA with SCHED is solicited");
+	hdr(h, SHOAL_T_DATA, 0, 0);
+	pl2_classify(h, 1432, 4, &p);
+	CHECK(p.kind == PL2_DATA && p.unsol, "DATA without SCHED is unsolicited");
+	hdr(h, SHOAL_T_GRT, SHOAL_F_BOUNCED, 0x10002);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_OTHER, "a GRT passes as other");
+	hdr(h, SHOAL_T_ACK, 0, 0);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_OTHER, "an ACK passes as other");
+	hdr(h, SHOAL_T_DATA, 0, 0);
+	pl2_classify(h, 31, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "31 bytes are malformed");
+	h[0] = 2 << 4 | SHOAL_T_DATA;
+	pl2_classify(h, 1432, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "version 2 is malformed");
+	hdr(h, 0, 0, 0);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "type 0 is malformed");
+	hdr(h, 15, 0, 0);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "type 15 is malformed");
+	hdr(h, SHOAL_T_DATA, 0, 0);
+	h[6] = 20;
+	pl2_classify(h, 1432, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "hdr_len 20 is malformed");
+	h[6] = 40;
+	pl2_classify(h, 36, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "hdr_len past the payload is malformed");
+}
+
+static void test_word(void)
+{
+	CHECK_EQ(pl2_grt_word(4, 5), 0x40005, "word of (4, 5)");
+	CHECK_EQ(pl2_grt_word(70000, 1), 0xffff0001, "input slot saturates at 65535");
+	CHECK_EQ(pl2_grt_word(2, 1ULL << 40), 0x2ffff, "output slot saturates at 65535");
+}
+
+/* Figure 2: H1 -> H2, in[H1] = 4 and out[H2] = 5 before: GRT (4, 5) */
+static void test_counter(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 0, 0 };
+	struct pl2_port p[3];
+	u32 w, cl, i;
+	bool drop;
+
+	memset(p, 0, sizeof(p));
+	p[0].in_res = 4;
+	p[1].out_res = 5;
+	w = pl2_counter_rsv(&p[0], &p[1], 4);
+	CHECK_EQ(w, 0x40005, "Figure 2: GRT (4, 5)");
+	CHECK(p[0].in_res == 8 && p[1].out_res == 9,
+	      "demand added to both (in %d, out %d)", p[0].in_res, p[1].out_res);
+	CHECK(p[0].out_res == 0 && p[1].in_res == 0,
+	      "the other direction untouched");
+	w = pl2_counter_rsv(&p[2], &p[1], 2);
+	CHECK_EQ(w, 0x00009, "an idle sender to the busy port: (0, 9)");
+	CHECK_EQ(p[1].out_res, 11, "output port counter");
+	/* hairpin: one port both input and output */
+	w = pl2_counter_rsv(&p[2], &p[2], 1);
+	CHECK_EQ(w, 0x20000, "one port as input and output: (2, 0)");
+	p[2].in_res = 2;
+	p[2].out_res = 0;
+
+	/* data counts off both, never below 0 */
+	for (i = 0; i < 8; i++) {
+		drop = pl2_data(&c, &p[0], &p[1], false, 0, &cl);
+		CHECK(!drop && cl == 0, "DATA %u from 0 to 1 passes", i);
+	}
+	CHECK(p[0].in_res == 0 && p[1].out_res == 3,
+	      "after 8 DATA: in %d out %d", p[0].in_res, p[1].out_res);
+	drop = pl2_data(&c, &p[0], &p[1], false, 0, &cl);
+	CHECK(!drop && cl == 1 && p[0].in_res == 0 && p[1].out_res == 2,
+	      "a 9th DATA clamps the input at 0 (clamps %u)", cl);
+	p[1].out_res = 0;
+	drop = pl2_data(&c, &p[0], &p[1], false, 0, &cl);
+	CHECK(!drop && cl == 2 && p[0].in_res == 0 && p[1].out_res == 0,
+	      "both at 0: two clamps, both stay 0");
+
+	/* unsolicited past T = 6 */
+	p[1].out_res = 7;
+	drop = pl2_data(&c, &p[0], &p[1], true, 0, &cl);
+	CHECK(drop && p[1].out_res == 7,
+	      "unsolicited DATA at backlog 7 > T 6 dropped, counting nothing off");
+	drop = pl2_data(&c, &p[0], &p[1], false, 0, &cl);
+	CHECK(!drop && p[1].out_res == 6, "solicited DATA passes at any backlog");
+	drop = pl2_data(&c, &p[0], &p[1], true, 0, &cl);
+	CHECK(!drop && p[1].out_res == 5, "unsolicited DATA at backlog 6 (not > T) passes");
+	p[0].in_res = 9;
+	drop = pl2_data(&c, &p[0], &p[1], true, 0, &cl);
+	CHECK(drop, "the input port's backlog counts too");
+	c.t_unsol = 0;
+	drop = pl2_data(&c, &p[0], &p[1], true, 0, &cl);
+	CHECK(!drop, "T = 0: never dropped");
+	CHECK_EQ(pl2_slot_of(-1), 0, "a transiently negative counter reads as slot 0");
+}
+
+static void test_clock(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_CLOCK, 4, 6, 1000, 0 };
+	struct pl2_port p[3];
+	u32 w, cl;
+	u64 now = 1000000;
+
+	memset(p, 0, sizeof(p));
+	w = pl2_clock_rsv(&c, &p[0], &p[1], 4, now);
+	CHECK_EQ(w, 0, "clock: idle ports, slots (0, 0)");
+	CHECK(p[0].in_next == now + 4000 && p[1].out_next == now + 4000,
+	      "clock: both busy for 4 slots");
+	w = pl2_clock_rsv(&c, &p[2], &p[1], 2, now + 1000);
+	CHECK_EQ(w, 3, "clock: 1 slot later the output has 3 slots ahead: (0, 3)");
+	CHECK_EQ(p[1].out_next, now + 6000, "clock: output busy until +6 slots");
+	CHECK_EQ(pl2_backlog(&c, &p[2], &p[1], now + 2000), 4,
+		 "clock: backlog of the pair at +2 slots is 4");
+	CHECK(!pl2_data(&c, &p[2], &p[1], true, now + 1000, &cl),
+	      "clock: unsolicited DATA passes at backlog 5, T = 6");
+	c.t_unsol = 4;
+	CHECK(pl2_data(&c, &p[2], &p[1], true, now + 1000, &cl),
+	      "clock: unsolicited DATA dropped at backlog 5 > T = 4");
+	CHECK(!pl2_data(&c, &p[2], &p[1], false, now + 1000, &cl) &&
+	      p[1].out_next == now + 6000,
+	      "clock: DATA does not move the clocks");
+	/* a lost packet or dead sender costs nothing once the time passed */
+	w = pl2_clock_rsv(&c, &p[0], &p[1], 1, now + 10000);
+	CHECK_EQ(w, 0, "clock: after the reservations' time, slots (0, 0): self-healing");
+	CHECK_EQ(pl2_backlog(&c, &p[0], &p[1], now + 20000), 0, "clock: idle backlog 0");
+	CHECK_EQ(pl2_clock_take(&p[0].in_next, now + 10500, 500), now + 11000,
+		 "clock: a take starts at the port's clock when it is ahead");
+}
+
+static void test_joint(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_JOINT, 4, 0, 1000, 0 };
+	struct pl2_port p[4];
+	u32 w;
+
+	memset(p, 0, sizeof(p));
+	w = pl2_joint_rsv(&c, &p[0], &p[1], 4, 0);
+	CHECK_EQ(w, 0, "joint: idle, (0, 0)");
+	w = pl2_joint_rsv(&c, &p[2], &p[1], 2, 0);
+	CHECK_EQ(w, pl2_grt_word(4, 4), "joint: the idle input gets the busy output's start");
+	CHECK(p[2].in_next == 6000 && p[1].out_next == 6000,
+	      "joint: both ports busy until the same time");
+	w = pl2_joint_rsv(&c, &p[2], &p[3], 1, 1000);
+	CHECK_EQ(w, pl2_grt_word(5, 5), "joint: a busy input delays an idle output (5, 5)");
+	/* the pairwise clock would have given (0, 4): the collision-free
+	 * ideal never schedules two bursts onto one port at once
+	 */
+}
+
+/* counter mode's lease: overdue counts are forgotten, others kept */
+static void test_lease(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 0, 1000, 5000 };
+	struct pl2_port p[3];
+	u32 w, cl, n;
+
+	memset(p, 0, sizeof(p));
+	n = pl2_lease(&c, &p[0], &p[1], 4, 0);
+	CHECK_EQ(n, 0, "lease: nothing to forget");
+	w = pl2_counter_rsv(&p[0], &p[1], 4);
+	CHECK(w == 0 && p[0].in_next == 4000 && p[1].out_next == 4000,
+	      "lease: the RSV's 4 packets are due by 4 slots");
+	n = pl2_lease(&c, &p[2], &p[1], 2, 1000);
+	CHECK_EQ(n, 0, "lease: not overdue at 1 slot");
+	w = pl2_counter_rsv(&p[2], &p[1], 2);
+	CHECK(w == 4 && p[1].out_next == 6000,
+	      "lease: the slots stay the counters' (0, 4); the output due by 6 slots");
+	n = pl2_lease(&c, &p[0], &p[1], 0, 9000);
+	CHECK_EQ(n, 0, "lease: not overdue at due + expire");
+	n = pl2_lease(&c, &p[0], &p[1], 0, 11000);
+	CHECK_EQ(n, 4, "lease: the input's 4 forgotten after its due + expire");
+	CHECK_EQ(p[1].out_res, 6, "lease: the output's 6 are due 2 slots later");
+	n = pl2_lease(&c, &p[0], &p[1], 0, 11001);
+	CHECK_EQ(n, 6, "lease: then they are forgotten too");
+	CHECK(p[0].in_res == 0 && p[1].out_res == 0 && p[2].in_res == 2,
+	      "lease: those counters are 0, the other input keeps its 2");
+	CHECK(!pl2_data(&c, &p[0], &p[1], false, 11001, &cl) && cl == 2,
+	      "lease: a late DATA then clamps");
+	c.expire_ns = 0;
+	p[0].in_res = 3;
+	n = pl2_lease(&c, &p[0], &p[1], 1, 1000000);
+	CHECK_EQ(n, 0, "lease off: nothing forgotten");
+	CHECK_EQ(p[0].in_res, 3, "lease off: the count stays");
+	c.mode = PL2_MODE_CLOCK;
+	c.expire_ns = 5000;
+	n = pl2_lease(&c, &p[0], &p[1], 1, 1000000);
+	CHECK_EQ(n, 0, "lease: counter mode only");
+}
+
+static void test_cfg(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 60, 0, 0 };
+
+	CHECK(!pl2_cfg_check(&c), "counter mode needs no slot");
+	c.expire_ns = 1000;
+	CHECK(pl2_cfg_check(&c), "counter mode with a lease needs a slot");
+	c.expire_ns = 0;
+	c.mode = PL2_MODE_CLOCK;
+	CHECK(pl2_cfg_check(&c), "clock mode needs a slot");
+	c.slot_ns = 12000;
+	CHECK(!pl2_cfg_check(&c), "clock mode with 12 us slots");
+	c.mode = PL2_MODE_NR;
+	CHECK(pl2_cfg_check(&c), "unknown mode refused");
+	c.mode = PL2_MODE_COUNTER;
+	c.kmax = 0;
+	CHECK(pl2_cfg_check(&c), "kmax 0 refused");
+	c.kmax = 4;
+	c.udp_port = 70000;
+	CHECK(pl2_cfg_check(&c), "port 70000 refused");
+}
+
+int main(void)
+{
+	test_classify();
+	test_word();
+	test_counter();
+	test_clock();
+	test_joint();
+	test_lease();
+	test_cfg();
+	return unit_done();
+}
