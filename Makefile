@@ -15,7 +15,8 @@ UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
 UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
 TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
-TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows
+TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows tools/shoal-perf
+EXAMPLES := tools/examples/shoal-send tools/examples/shoal-recv
 
 BPF_OBJS := tools/bpf/calq_rank.bpf.o tools/bpf/xdp_drop.bpf.o
 BPF_TOOLS := tools/bpf/calq-rank
@@ -53,13 +54,20 @@ tc: $(TC_PLUGINS)
 tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h include/uapi/linux/pkt_sched_shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
-tools: $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS)
+tools: $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS)
 
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
 tools/bpf/calq-rank: tools/bpf/calq-rank.c
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
+
+# the load generator and the API examples: warning-free with -Wextra
+tools/shoal-perf: tools/shoal-perf.c include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $< -lm
+
+tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
 tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
@@ -89,5 +97,5 @@ install: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f $(TC_PLUGINS) $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS)
+	rm -f $(TC_PLUGINS) $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS)
 	rm -rf build
