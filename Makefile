@@ -91,9 +91,10 @@ bench: all
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	depmod -a $(KREL)
-	install -d $(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(MANDIR)/man8
+	install -d $(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIB_DIR)/
 	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 Documentation/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

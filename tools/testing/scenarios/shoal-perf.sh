@@ -136,6 +136,28 @@ run()
 	CASES+=("{\"proto\": \"$proto\", \"issued\": $issued, \"completed\": $completed, \"failed\": $failed, \"goodput_mbps\": $goodput_mbps, \"offered_mbps\": $offered_mbps, \"idle_rtt_us\": $idle_rtt_us}")
 }
 
+# the API examples: a request and its response
+examples()
+{
+	local rpid out
+
+	ip netns exec "$TOPO_RX" "$TREE/tools/examples/shoal-recv" 4000 \
+		>"$DIR/recv.txt" 2>&1 &
+	rpid=$!
+	TOPO_PIDS+=("$rpid")
+	topo_nap 0.5
+	out=$(ip netns exec "$CLI_NS" "$TREE/tools/examples/shoal-send" \
+		"$SRV_ADDR" 4000 hello 2>&1)
+	kill "$rpid" 2>/dev/null
+	wait "$rpid" 2>/dev/null
+	TOPO_PIDS=("${TOPO_PIDS[@]/$rpid}")
+	echo "$out" | sed 's/^/# send: /'
+	sed 's/^/# recv: /' "$DIR/recv.txt"
+	tap_ok "$(grep -c '^response to [0-9]*: ok$' <<<"$out") == 1 && $(grep -c '^5 bytes from .*, a request$' "$DIR/recv.txt") == 1" \
+		"examples: shoal-send's request reaches shoal-recv, whose response comes back"
+}
+
+examples
 run sird
 run tcp
 topo_write_results "$DIR/../shoal-perf.json" \
