@@ -884,6 +884,11 @@ out:
 
 static void srv_tcp_done(struct tconn *c, uint32_t len)
 {
+	if (o.echo && len > zbuf_len) {	/* longer than any seen: grow */
+		free(zbuf);
+		zbuf = buf_alloc(len);
+		zbuf_len = len;
+	}
 	srv.requests++;
 	srv.req_bytes += len;
 	srv.responses++;
