@@ -91,10 +91,18 @@ print("issued_pct=%d" % round(100 * d["issued_mbps"] / d["offered_mbps"]))
 print("sock_tx_failed=%d" % d.get("socket", {}).get("tx_failed", 0))
 '
 
+# stats_snap PREFIX: /proc/net/shoal/stats of both hosts to PREFIX-client,
+# PREFIX-server
+stats_snap()
+{
+	ip netns exec "$CLI_NS" cat /proc/net/shoal/stats >"$1-client"
+	ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats >"$1-server"
+}
+
 # run PROTO: server in the receiver namespace, client in the sender's
 run()
 {
-	local proto=$1 spid i rc
+	local proto=$1 spid cpid i rc
 
 	rm -f "$DIR/$proto.ready"
 	ip netns exec "$TOPO_RX" "$PERF" server --proto "$proto" --port "$PORT" \
@@ -110,8 +118,21 @@ run()
 	ip netns exec "$CLI_NS" "$PERF" client --proto "$proto" \
 		--server "$SRV_ADDR:$PORT" --workload "$WORKLOAD" --load "$LOAD" \
 		--link-mbps "$LINK_MBIT" --duration "$DUR" --seed "$SEED" --json \
-		>"$DIR/$proto.json" 2>"$DIR/$proto.txt"
+		>"$DIR/$proto.json" 2>"$DIR/$proto.txt" &
+	cpid=$!
+	TOPO_PIDS+=("$cpid")
+	# a client still waiting 4 s after the arrivals ended waits for a
+	# stuck RPC: what moves meanwhile tells why (printed if one is left)
+	rm -f "$DIR"/stuck-*
+	topo_nap $((DUR + 4))
+	if [ "$proto" = sird ] && kill -0 "$cpid" 2>/dev/null; then
+		stats_snap "$DIR/stuck-a"
+		topo_nap 3
+		stats_snap "$DIR/stuck-b"
+	fi
+	wait "$cpid"
 	rc=$?
+	TOPO_PIDS=("${TOPO_PIDS[@]/$cpid}")
 	kill -TERM "$spid" 2>/dev/null
 	wait "$spid"
 	TOPO_PIDS=("${TOPO_PIDS[@]/$spid}")
@@ -132,6 +153,14 @@ run()
 		"$proto: p50 and p99 slowdown reported for all $groups size groups with messages ($summary)"
 	if [ "$proto" = sird ]; then
 		tap_ok "sock_tx_failed == 0" "sird: the socket counts no failed message"
+		if ((unanswered)) && [ -e "$DIR/stuck-b-client" ]; then
+			topo_log "sird: $unanswered RPC(s) stuck; counters that moved in 3 s, 4 s after the arrivals:"
+			for h in client server; do
+				paste "$DIR/stuck-a-$h" "$DIR/stuck-b-$h" |
+					awk -v h="$h" '$2 != $4 { print "# " h ": " $1 " +" $4 - $2 }'
+			done
+			python3 -c 'import json, sys; print("# client socket:", json.load(open(sys.argv[1])).get("socket"))' "$DIR/sird.json"
+		fi
 	fi
 	CASES+=("{\"proto\": \"$proto\", \"issued\": $issued, \"completed\": $completed, \"failed\": $failed, \"goodput_mbps\": $goodput_mbps, \"offered_mbps\": $offered_mbps, \"idle_rtt_us\": $idle_rtt_us}")
 }
