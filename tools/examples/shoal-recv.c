@@ -26,6 +26,8 @@ int main(int argc, char **argv)
 	me.sin6_port = htons(atoi(argv[1]));	/* IPv6 sockets take IPv4 too */
 	if (bind(fd, (struct sockaddr *)&me, sizeof(me)))
 		return perror("bind"), 1;
+	printf("listening on port %s\n", argv[1]);
+	fflush(stdout);
 	for (;;) {
 		struct sockaddr_storage from;
 		struct shoal_recv_info info = { 0 };

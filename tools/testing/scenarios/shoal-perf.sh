@@ -168,13 +168,17 @@ run()
 # the API examples: a request and its response
 examples()
 {
-	local rpid out
+	local rpid out i
 
 	ip netns exec "$TOPO_RX" "$TREE/tools/examples/shoal-recv" 4000 \
 		>"$DIR/recv.txt" 2>&1 &
 	rpid=$!
 	TOPO_PIDS+=("$rpid")
-	topo_nap 0.5
+	for ((i = 0; i < 400; i++)); do
+		grep -q '^listening' "$DIR/recv.txt" 2>/dev/null && break
+		kill -0 "$rpid" 2>/dev/null || break
+		topo_nap 0.05
+	done
 	out=$(ip netns exec "$CLI_NS" "$TREE/tools/examples/shoal-send" \
 		"$SRV_ADDR" 4000 hello 2>&1)
 	kill "$rpid" 2>/dev/null
