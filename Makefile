@@ -15,7 +15,8 @@ UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
 UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
 TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
-TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows
+TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows tools/shoal-perf
+EXAMPLES := tools/examples/shoal-send tools/examples/shoal-recv
 
 BPF_OBJS := tools/bpf/calq_rank.bpf.o tools/bpf/xdp_drop.bpf.o
 BPF_TOOLS := tools/bpf/calq-rank
@@ -54,7 +55,7 @@ tc: $(TC_PLUGINS)
 tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h include/uapi/linux/pkt_sched_shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
-tools: $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
+tools: $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
@@ -70,6 +71,13 @@ tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-s
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
 		include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
+
+# the load generator and the API examples: warning-free with -Wextra
+tools/shoal-perf: tools/shoal-perf.c include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $< -lm
+
+tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
 tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
@@ -95,12 +103,14 @@ bench: all
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 	depmod -a $(KREL)
-	install -d $(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man7
+	install -d $(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(MANDIR)/man1
 	install -m 0644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIB_DIR)/
 	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 Documentation/man/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 0644 Documentation/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
-	rm -f $(TC_PLUGINS) $(TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
+	rm -f $(TC_PLUGINS) $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 	rm -rf build
