@@ -20,6 +20,13 @@
 
 #include "shoal_sock.h"
 
+/* Resend intervals a read message is remembered: longer than its sender
+ * may probe for it (timeout_resends probes, two intervals apart), so that
+ * a sender that lost every ACK gets one, and is never taken for a new
+ * message
+ */
+#define SHOAL_DONE_LINGER(limit)	(2 * ((limit) + 1))
+
 /* Quiet intervals before a message of which nothing arrived is dropped */
 #define SHOAL_SILENT_EMPTY	3
 
@@ -186,6 +193,8 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
 		goto drop;
 	}
+	m->heard = jiffies;
+	m->quiet = 0;
 	if (fresh < pkt->payload_len) {
 		shoal_stat_add(sn, SHOAL_STAT_RX_DUP_BYTES,
 			       pkt->payload_len - fresh);
@@ -255,9 +264,10 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			goto drop;
 		}
 	}
-	m->heard = jiffies;
+	/* the sender is alive; only new bytes end a quiet spell (a probe
+	 * every other interval must not hide that data stopped coming)
+	 */
 	m->silent = 0;
-	m->quiet = 0;
 	if (pkt->type == SHOAL_T_DATA) {
 		shoal_in_data(ss, m, skb, pkt, ce, q);
 		return;
@@ -339,7 +349,8 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
 	list_for_each_entry_safe(m, tmp, &ss->done, node)
-		if (time_after_eq(jiffies, m->heard + ival * (limit + 1)))
+		if (time_after_eq(jiffies, m->heard +
+				  ival * SHOAL_DONE_LINGER(limit)))
 			shoal_imsg_free(ss, m);
 }
 
