@@ -327,6 +327,52 @@ static inline u32 shoal_rx_gaps(struct shoal_rx_ranges *rx, u32 bound,
 	return n;
 }
 
+/* ---- receiver: bytes owed (trimmed), asked for again in pieces ---- */
+
+/* Add [start, end) to the owed list @r (*@n used of @max), in the order
+ * they were trimmed.  It merges into the last range when it overlaps or
+ * touches it, or when the list is full: the bytes between are then asked
+ * for too, and their copies dropped by offset, rather than a range
+ * forgotten.
+ */
+static inline void shoal_owed_add(struct shoal_range *r, u32 *n, u32 max,
+				  u32 start, u32 end)
+{
+	struct shoal_range *last = *n ? &r[*n - 1] : NULL;
+
+	if (start >= end)
+		return;
+	if (last && (*n >= max ||
+		     (start <= last->end && end >= last->start))) {
+		last->start = shoal_msg_min(last->start, start);
+		last->end = shoal_msg_max(last->end, end);
+		return;
+	}
+	r[*n].start = start;
+	r[(*n)++].end = end;
+}
+
+/* The next owed piece, at most @len bytes of the first range: its offset
+ * and length (0: nothing owed); the list moves past it
+ */
+static inline u32 shoal_owed_take(struct shoal_range *r, u32 *n, u32 len,
+				  u32 *off)
+{
+	u32 i, l;
+
+	if (!*n || !len)
+		return 0;
+	l = shoal_msg_min(r[0].end - r[0].start, len);
+	*off = r[0].start;
+	r[0].start += l;
+	if (r[0].start >= r[0].end) {
+		for (i = 0; i + 1 < *n; i++)
+			r[i] = r[i + 1];
+		(*n)--;
+	}
+	return l;
+}
+
 /* ---- sender: what to send next ---- */
 
 /* Resend requests kept sorted, disjoint and never adjacent.  A full table

@@ -172,35 +172,13 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 /* Whether the socket has room for a message of @len bytes: one always
  * goes when nothing else waits, however long
  */
-static bool shoal_wmem_room(struct shoal_sock *ss, u32 charge)
+static bool shoal_wmem_room(const struct shoal_sock *ss, u32 charge)
 {
-	struct sock *sk = &ss->inet.sk;
+	const struct sock *sk = &ss->inet.sk;
 
 	return !READ_ONCE(sk->sk_wmem_queued) ||
 	       READ_ONCE(sk->sk_wmem_queued) + charge <=
 	       READ_ONCE(sk->sk_sndbuf);
-}
-
-static int shoal_wait_wmem(struct shoal_sock *ss, u32 charge, long *timeo)
-{
-	struct sock *sk = &ss->inet.sk;
-	DEFINE_WAIT_FUNC(wait, woken_wake_function);
-	int err = 0;
-
-	add_wait_queue(sk_sleep(sk), &wait);
-	while (!shoal_wmem_room(ss, charge)) {
-		if (!*timeo) {
-			err = -EAGAIN;
-			break;
-		}
-		if (signal_pending(current)) {
-			err = sock_intr_errno(*timeo);
-			break;
-		}
-		*timeo = wait_woken(&wait, TASK_INTERRUPTIBLE, *timeo);
-	}
-	remove_wait_queue(sk_sleep(sk), &wait);
-	return err;
 }
 
 /* Take a message of @len bytes from @msg to @dst and start sending it;
@@ -220,7 +198,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 
 	charge = len + sizeof(*m);
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	err = shoal_wait_wmem(ss, charge, &timeo);
+	err = shoal_wait(ss, shoal_wmem_room, charge, &timeo);
 	if (err)
 		return err;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);

@@ -242,23 +242,15 @@ void shoal_credit_reclaim(struct shoal_sird *sird, struct shoal_credit *c)
 void shoal_credit_trimmed(struct shoal_sird *sird, struct shoal_credit *c,
 			  u32 back, const struct shoal_range *r, u32 n)
 {
-	struct shoal_range *last;
 	u32 i;
 
 	if (!c->peer)
 		return;
 	spin_lock(&sird->lock);
 	shoal_credit_return(sird, c, back);
-	for (i = 0; i < n; i++) {
-		last = c->nr_owed ? &c->owed[c->nr_owed - 1] : NULL;
-		if (last && (r[i].start <= last->end ||
-			     c->nr_owed == SHOAL_CREDIT_OWED)) {
-			last->start = min(last->start, r[i].start);
-			last->end = max(last->end, r[i].end);
-		} else {
-			c->owed[c->nr_owed++] = r[i];
-		}
-	}
+	for (i = 0; i < n; i++)
+		shoal_owed_add(c->owed, &c->nr_owed, SHOAL_CREDIT_OWED,
+			       r[i].start, r[i].end);
 	shoal_credit_want(sird, c);
 	spin_unlock(&sird->lock);
 	shoal_sird_kick(sird);
@@ -317,8 +309,8 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 	struct shoal_credit *c;
 	struct sk_buff_head q;
 	struct sird_cfg cfg;
+	u32 n, i, off;
 	u64 now;
-	u32 n, i;
 
 	__skb_queue_head_init(&q);
 	shoal_sird_cfg(sird->sn, &cfg);
@@ -340,14 +332,10 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		m = container_of(c, struct shoal_imsg, credit);
 		if (c->nr_owed) {
 			/* a trimmed range first: ask for its next piece */
+			n = shoal_owed_take(c->owed, &c->nr_owed, n, &off);
 			shoal_ctrl(sird->sn, c->ss->port, &m->src,
 				   &m->local, SHOAL_T_RESEND, m->id,
-				   m->name_flags, c->msg_len,
-				   c->owed[0].start, n, &q);
-			c->owed[0].start += n;
-			if (c->owed[0].start >= c->owed[0].end)
-				memmove(c->owed, c->owed + 1,
-					--c->nr_owed * sizeof(c->owed[0]));
+				   m->name_flags, c->msg_len, off, n, &q);
 			sird->resent += n;
 		} else {
 			WRITE_ONCE(c->granted, c->granted + n);

@@ -341,15 +341,19 @@ static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 	return 0;
 }
 
-/* Wait until a message is ready; -EAGAIN, a signal or the timeout */
-static int shoal_wait_ready(struct shoal_sock *ss, long *timeo)
+/* Sleep until @cond(@ss, @arg) holds: 0, or -EAGAIN when *@timeo ran out
+ * (at once when 0), or a signal's error.  Process context, no lock held.
+ */
+int shoal_wait(struct shoal_sock *ss,
+	       bool (*cond)(const struct shoal_sock *ss, u32 arg), u32 arg,
+	       long *timeo)
 {
 	struct sock *sk = &ss->inet.sk;
 	DEFINE_WAIT_FUNC(wait, woken_wake_function);
 	int err = 0;
 
 	add_wait_queue(sk_sleep(sk), &wait);
-	while (list_empty_careful(&ss->ready)) {
+	while (!cond(ss, arg)) {
 		if (!*timeo) {
 			err = -EAGAIN;
 			break;
@@ -362,6 +366,11 @@ static int shoal_wait_ready(struct shoal_sock *ss, long *timeo)
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return err;
+}
+
+static bool shoal_has_ready(const struct shoal_sock *ss, u32 unused)
+{
+	return !list_empty_careful(&ss->ready);
 }
 
 static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
@@ -381,7 +390,7 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 		return shoal_recv_err(ss, msg);
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
-		err = shoal_wait_ready(ss, &timeo);
+		err = shoal_wait(ss, shoal_has_ready, 0, &timeo);
 		if (err)
 			return err;
 		spin_lock_bh(&ss->lock);

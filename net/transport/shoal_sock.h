@@ -162,5 +162,8 @@ void shoal_ctrl(struct shoal_net *sn, u16 sport,
 
 /* shoal_sock.c */
 void shoal_sock_arm(struct shoal_sock *ss);
+int shoal_wait(struct shoal_sock *ss,
+	       bool (*cond)(const struct shoal_sock *ss, u32 arg), u32 arg,
+	       long *timeo);
 
 #endif /* _SHOAL_SOCK_H */

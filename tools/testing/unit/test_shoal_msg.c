@@ -459,6 +459,40 @@ static void test_tx_queue(void)
 	      "an ack past msg_len: clipped, queue empty, done");
 }
 
+/* owed ranges: kept in order, merged when they touch or overlap or the
+ * list is full, taken in pieces from the front
+ */
+static void test_owed(void)
+{
+	struct shoal_range r[3];
+	u32 n = 0, off = 0, l;
+
+	shoal_owed_add(r, &n, 3, 1400, 2800);
+	shoal_owed_add(r, &n, 3, 2800, 4200);
+	CHECK_RANGES(r, n, "1400-4200", "touching ranges merge");
+	shoal_owed_add(r, &n, 3, 7000, 8400);
+	shoal_owed_add(r, &n, 3, 100, 200);
+	CHECK_RANGES(r, n, "1400-4200,7000-8400,100-200",
+		     "apart: kept in the order they came");
+	shoal_owed_add(r, &n, 3, 9000, 9100);
+	CHECK_RANGES(r, n, "1400-4200,7000-8400,100-9100",
+		     "a full list widens its last range");
+	shoal_owed_add(r, &n, 3, 500, 500);
+	CHECK_EQ(n, 3, "an empty range is nothing");
+	l = shoal_owed_take(r, &n, 1000, &off);
+	CHECK(l == 1000 && off == 1400, "a piece from the front (%u@%u)", l,
+	      off);
+	l = shoal_owed_take(r, &n, 5000, &off);
+	CHECK(l == 1800 && off == 2400 && n == 2,
+	      "the rest of the first range, which goes (%u@%u, %u left)", l,
+	      off, n);
+	CHECK_EQ(shoal_owed_take(r, &n, 0, &off), 0, "a piece of 0: nothing");
+	shoal_owed_take(r, &n, 99999, &off);
+	shoal_owed_take(r, &n, 99999, &off);
+	CHECK(n == 0 && shoal_owed_take(r, &n, 1400, &off) == 0,
+	      "all taken: nothing owed");
+}
+
 int main(void)
 {
 	test_in_order();
@@ -472,5 +506,6 @@ int main(void)
 	test_tx_order();
 	test_tx_end();
 	test_tx_queue();
+	test_owed();
 	return unit_done();
 }
