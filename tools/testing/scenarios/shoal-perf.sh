@@ -148,7 +148,7 @@ run()
 	tap_ok "issued_pct >= 70 && issued_pct <= 130" \
 		"$proto: the draw offers $issued_mbps Mbit/s, $issued_pct% of the nominal $offered_mbps (70-130%)"
 	# goodput's time base ends with the last answer: one long message
-	# late by seconds (SIRD, about one run in eight) costs up to half
+	# late by seconds (SIRD, see Documentation/shoal-perf.md) costs up to half
 	tap_ok "gp_issued_pct >= 50 && gp_issued_pct <= 101" \
 		"$proto: goodput $goodput_mbps Mbit/s is $gp_issued_pct% of what was offered (50-101%)"
 	tap_ok "gp_offered_pct >= 35 && gp_offered_pct <= 130 && gp_link_pct <= 100" \
