@@ -30,6 +30,11 @@
 /* Quiet intervals before a message of which nothing arrived is dropped */
 #define SHOAL_SILENT_EMPTY	3
 
+/* Messages a socket receives at once, at most (more are dropped, counted
+ * in rx_drop_rcvbuf, and come again later)
+ */
+#define SHOAL_RECEIVING_MAX	1024
+
 /* Memory an inbound message's state is charged for */
 #define SHOAL_IMSG_CHARGE	((int)sizeof(struct shoal_imsg))
 
@@ -51,6 +56,8 @@ void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m)
 	struct sock *sk = &ss->inet.sk;
 
 	hlist_del(&m->hash);
+	if (m->state == SHOAL_IN_RECEIVING)
+		ss->nr_receiving--;
 	if (m->state != SHOAL_IN_READING)
 		list_del(&m->node);
 	if (m->state == SHOAL_IN_READY)
@@ -85,8 +92,11 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	struct shoal_imsg *m;
 	u32 unasked;
 
+	/* the timer visits every message being received: their number,
+	 * not only their memory, is bounded (a flood of forged senders)
+	 */
 	if (atomic_read(&sk->sk_rmem_alloc) + SHOAL_IMSG_CHARGE >
-	    READ_ONCE(sk->sk_rcvbuf))
+	    READ_ONCE(sk->sk_rcvbuf) || ss->nr_receiving >= SHOAL_RECEIVING_MAX)
 		return NULL;
 	m = kzalloc(sizeof(*m), GFP_ATOMIC);
 	if (!m)
@@ -105,6 +115,7 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	}
 	atomic_add(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
 	m->state = SHOAL_IN_RECEIVING;
+	ss->nr_receiving++;
 	m->unsched = min(unasked, pkt->msg_len);
 	m->heard = jiffies;
 	__skb_queue_head_init(&m->skbs);
@@ -136,6 +147,7 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 	shoal_credit_detach(&ss->sn->sird, &m->credit);
 	list_move_tail(&m->node, &ss->ready);
 	m->state = SHOAL_IN_READY;
+	ss->nr_receiving--;
 	ss->stats.rx_msgs++;
 	ss->stats.rx_queued++;
 	shoal_stat_inc(ss->sn, SHOAL_STAT_RX_MSGS);
@@ -334,7 +346,10 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_imsg_free(ss, m);	/* the sender is gone */
 			continue;
 		}
-		if (m->quiet < 2)
+		/* RESENDs after 2, 4, 8, ... quiet intervals: a lost RESEND
+		 * is repeated, and a forged message costs a few at most
+		 */
+		if (m->quiet < 2 || (m->quiet & (m->quiet - 1)))
 			continue;
 		n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival,
 				  0, r, ARRAY_SIZE(r));

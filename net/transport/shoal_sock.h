@@ -40,6 +40,7 @@ struct shoal_sock {
 	struct list_head out_list;	/* outbound messages, oldest first */
 	struct hlist_head in_hash[SHOAL_MSG_HASH];
 	struct list_head in_list;	/* inbound ones not complete */
+	u32 nr_receiving;		/* on in_list */
 	struct list_head ready;		/* complete, for recvmsg() */
 	struct list_head done;		/* read, remembered to answer late
 					 * packets with an ACK
