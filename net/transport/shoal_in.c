@@ -5,8 +5,9 @@
  * came in, in offset order, charged to the socket's receive memory;
  * shoal_msg_core.h says which bytes are new (duplicates are dropped by
  * offset) and which are missing.  SIRD's receiver (shoal_sird.c) invites
- * the scheduled bytes.  A trimmed packet's bytes are asked for at once; gaps the sender left are
- * asked for after a resend interval of silence.  A complete message is
+ * the scheduled bytes, and asks at once for what a switch trimmed (the
+ * bytes are owed to its pacer); gaps the sender left are asked for after
+ * two quiet intervals, then after 4, 8, ...  A complete message is
  * acknowledged and queued for recvmsg(); once read, it is remembered as
  * done for a while, so that a late packet of it gets an ACK and not a new
  * message.
