@@ -78,12 +78,6 @@ static void shoal_in_ctrl(struct shoal_sock *ss, struct shoal_imsg *m,
 		   m->name_flags, m->rx.msg_len, offset, word, q);
 }
 
-/* Memory came free: messages waiting for it may get credit */
-void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q)
-{
-	shoal_sird_kick(&ss->sn->sird);
-}
-
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 					 const struct shoal_wire_pkt *pkt,
 					 const struct shoal_addr *src,
@@ -373,8 +367,7 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 /* Copy @m out to @msg (a recvmsg() of @len bytes).  @m is READING: only
  * this caller touches its skbs.  Returns the bytes copied.
  */
-int shoal_in_read(struct shoal_sock *ss, struct shoal_imsg *m,
-		  struct msghdr *msg, size_t len, int flags)
+int shoal_in_read(struct shoal_imsg *m, struct msghdr *msg, size_t len)
 {
 	u32 done = 0, want = min_t(size_t, len, m->rx.msg_len);
 	struct sk_buff *skb;

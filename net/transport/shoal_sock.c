@@ -379,7 +379,6 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	struct sock *sk = sock->sk;
 	struct shoal_sock *ss = shoal_sk(sk);
 	struct shoal_imsg *m;
-	struct sk_buff_head q;
 	long timeo;
 	int err;
 
@@ -405,7 +404,7 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 		if (m)
 			break;	/* another reader may have taken it */
 	}
-	err = shoal_in_read(ss, m, msg, len, flags);
+	err = shoal_in_read(m, msg, len);
 	if (err >= 0) {
 		shoal_addr_to(sk, &m->src, msg);
 		shoal_put_info(msg, m->id, m->name_flags, 0);
@@ -415,16 +414,15 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 			err = m->rx.msg_len;
 	}
 	/* the message is read (or lost to a fault): remember it as done */
-	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
 	__skb_queue_purge(&m->skbs);
 	m->state = SHOAL_IN_DONE;
 	m->heard = jiffies;
 	list_add_tail(&m->node, &ss->done);
-	shoal_in_grant_all(ss, &q);
 	shoal_sock_arm(ss);
 	spin_unlock_bh(&ss->lock);
-	shoal_xmit_list(ss->sn, &q);
+	/* memory came free: messages waiting for it may get credit */
+	shoal_sird_kick(&ss->sn->sird);
 	return err;
 }
 

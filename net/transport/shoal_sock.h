@@ -152,9 +152,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		  const struct shoal_addr *src, const struct in6_addr *local,
 		  bool ce, struct sk_buff_head *q);
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
-void shoal_in_grant_all(struct shoal_sock *ss, struct sk_buff_head *q);
-int shoal_in_read(struct shoal_sock *ss, struct shoal_imsg *m,
-		  struct msghdr *msg, size_t len, int flags);
+int shoal_in_read(struct shoal_imsg *m, struct msghdr *msg, size_t len);
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
 		const struct shoal_addr *dst, const struct in6_addr *saddr,
