@@ -26,6 +26,7 @@
 #include <net/netns/generic.h>
 
 #include "shoal_sird.h"
+#include "shoal_sird_tx.h"
 #include "shoal_wire_core.h"
 
 /* Counters beside the per-type and per-reason ones (names in shoal_proc.c) */
@@ -78,6 +79,8 @@ struct shoal_cfg {
 	u32 sird_g_shift;	/* the loops' gain 2^-g */
 	u32 sird_rtt_us;	/* the loops' window */
 	u32 sird_rate_mbps;	/* credit pacing (the downlink), 0: off */
+	u32 sird_tx_rate_mbps;	/* sender pacing (the uplink), 0: off */
+	u32 sird_fair_permille;	/* sender turns given to fair share */
 };
 
 #define SHOAL_PORT_HASH		256
@@ -95,6 +98,7 @@ struct shoal_net {
 	struct ctl_table_header *sysctl;
 	struct shoal_stats __percpu *stats;
 	struct shoal_sird sird;		/* SIRD's receiver */
+	struct shoal_sird_tx sird_tx;	/* SIRD's sender */
 };
 
 extern unsigned int shoal_net_id;

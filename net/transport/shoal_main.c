@@ -34,6 +34,8 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.sird_g_shift = 4,		/* g = 1/16 */
 	.sird_rtt_us = 100,
 	.sird_rate_mbps = 0,
+	.sird_tx_rate_mbps = 0,
+	.sird_fair_permille = 500,	/* the paper's evaluation */
 };
 
 static int __net_init shoal_net_init(struct net *net)
@@ -50,6 +52,7 @@ static int __net_init shoal_net_init(struct net *net)
 	sn->max_msg_len = SHOAL_MSG_DEFAULT;
 	sn->cfg = shoal_cfg_default;
 	shoal_sird_init(&sn->sird, sn);
+	shoal_sird_tx_init(&sn->sird_tx, sn);
 	sn->stats = alloc_percpu(struct shoal_stats);
 	if (!sn->stats)
 		return -ENOMEM;
@@ -95,6 +98,7 @@ static void __net_exit shoal_net_exit(struct net *net)
 	mutex_unlock(&sn->lock);
 	synchronize_rcu();	/* a packet still being counted */
 	shoal_sird_exit(&sn->sird);
+	shoal_sird_tx_exit(&sn->sird_tx);
 	free_percpu(sn->stats);
 }
 

@@ -518,6 +518,25 @@ static inline void shoal_tx_ack(struct shoal_tx_state *tx, u32 upto)
 	tx->nr_resend = n;
 }
 
+/* The next unscheduled piece, sent for the first time: new bytes below
+ * @unsched need no credit and leave at once even when the sender paces
+ * its uplink (resends and scheduled bytes wait for its pacer).  Counts as
+ * sent when this returns true.
+ */
+static inline bool shoal_tx_next_unsched(struct shoal_tx_state *tx,
+					 u32 unsched, u32 mss, u32 *off,
+					 u32 *len)
+{
+	u32 end = shoal_msg_min(unsched, tx->authorised);
+
+	if (!mss || tx->next_off >= end)
+		return false;
+	*off = tx->next_off;
+	*len = shoal_msg_min(end - tx->next_off, mss);
+	tx->next_off += *len;
+	return true;
+}
+
 /* The next packet: the lowest queued resend first, then new data up to the
  * authorised offset.  A piece ends at @mss, at the end of its resend range,
  * or at the authorised offset, whichever comes first; it does not wait for

@@ -39,6 +39,7 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m)
 {
 	struct sock *sk = &ss->inet.sk;
 
+	shoal_sird_tx_forget(ss, m);
 	hlist_del(&m->hash);
 	list_del(&m->node);
 	sk_wmem_queued_add(sk, -(int)m->charge);
@@ -107,7 +108,7 @@ void shoal_ctrl(struct shoal_net *sn, u16 sport,
  * again)
  */
 static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
-			    u32 off, u32 len, bool retx,
+			    u32 off, u32 len, bool retx, bool csn,
 			    struct sk_buff_head *q)
 {
 	struct shoal_wire_pkt p = {
@@ -127,6 +128,8 @@ static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
 		p.flags |= SHOAL_F_SCHED;
 	if (retx)
 		p.flags |= SHOAL_F_RETX;
+	if (csn)
+		p.flags |= SHOAL_F_CSN;
 	skb = shoal_pkt_alloc(&p, len, GFP_ATOMIC);
 	if (!skb) {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
@@ -143,15 +146,18 @@ static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
 	return true;
 }
 
-/* What @m may send now: the credit request once, then resends and
- * authorised bytes, at most two BDPs' worth a call (a forged grant of a
- * whole message must not build thousands of packets at once: the timer
- * sends the rest)
+/* What @m may send now: the credit request once, then its unscheduled
+ * bytes, and resends and authorised bytes unless the uplink pacer sends
+ * those (net.shoal.sird_tx_rate_mbps); at most two BDPs' worth a call (a
+ * forged grant of a whole message must not build thousands of packets at
+ * once: the pacer sends the rest)
  */
 static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 			    struct sk_buff_head *q)
 {
 	u32 off, len, budget = 2 * READ_ONCE(ss->sn->cfg.bdp);
+	bool paced = shoal_sird_tx_paced(ss->sn);
+	bool csn = shoal_sird_tx_csn(ss->sn);
 	enum shoal_tx_kind kind;
 
 	if (!m->announced) {
@@ -160,13 +166,39 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 			   SHOAL_T_CREDIT_REQ, m->id, m->name_flags, m->len,
 			   m->unsched, 0, q);
 	}
-	while (budget && (kind = shoal_tx_next(&m->tx, min(m->mss, budget),
-					       &off, &len)) != SHOAL_TX_NONE) {
+	while (paced && budget &&
+	       shoal_tx_next_unsched(&m->tx, m->unsched, min(m->mss, budget),
+				     &off, &len)) {
+		if (!shoal_omsg_data(ss, m, off, len, false, csn, q))
+			break;
+		shoal_sird_tx_sent(ss->sn, len);
+		budget -= len;
+	}
+	while (!paced && budget &&
+	       (kind = shoal_tx_next(&m->tx, min(m->mss, budget), &off,
+				     &len)) != SHOAL_TX_NONE) {
 		if (!shoal_omsg_data(ss, m, off, len, kind == SHOAL_TX_RESEND,
-				     q))
+				     csn, q))
 			break;
 		budget -= len;
 	}
+	shoal_sird_tx_update(ss, m);
+}
+
+/* One packet of @m's resends or authorised bytes, for the uplink pacer:
+ * its length, 0 if none went.  Under ss->lock.
+ */
+u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
+			struct sk_buff_head *q)
+{
+	enum shoal_tx_kind kind;
+	u32 off, len;
+
+	kind = shoal_tx_next(&m->tx, m->mss, &off, &len);
+	if (kind == SHOAL_TX_NONE ||
+	    !shoal_omsg_data(ss, m, off, len, kind == SHOAL_TX_RESEND, csn, q))
+		return 0;
+	return len;
 }
 
 /* Whether the socket has room for a message of @len bytes: one always
@@ -215,6 +247,8 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 		return -EFAULT;
 	}
 	m->dst = *dst;
+	m->ss = ss;
+	INIT_LIST_HEAD(&m->tx_node);
 	m->name_flags = name_flags;
 	m->len = len;
 	m->mss = shoal_path_mss(sn, dst);

@@ -80,7 +80,10 @@ static int shoal_stats_show(struct seq_file *seq, void *v)
 
 static int shoal_sird_proc_show(struct seq_file *seq, void *v)
 {
-	shoal_sird_show(&shoal_net(seq_file_single_net(seq))->sird, seq);
+	struct shoal_net *sn = shoal_net(seq_file_single_net(seq));
+
+	shoal_sird_show(&sn->sird, seq);
+	shoal_sird_tx_show(&sn->sird_tx, seq);
 	return 0;
 }
 

@@ -28,7 +28,8 @@
 /* Ethernet, IPv4, UDP and Shoal headers of a DATA packet */
 #define SHOAL_WIRE_OVERHEAD	(14 + 20 + 8 + SHOAL_HDR_LEN)
 
-static void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)
+/* The settings of both sides; rate_bps is the receiver's */
+void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)
 {
 	const struct shoal_cfg *s = &sn->cfg;
 
@@ -43,7 +44,7 @@ static void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)
 		.rtt_ns = READ_ONCE(s->sird_rtt_us) * 1000ULL,
 		.rate_bps = READ_ONCE(s->sird_rate_mbps) * 1000000ULL,
 		.overhead = SHOAL_WIRE_OVERHEAD,
-		.fair_permille = 500,
+		.fair_permille = READ_ONCE(s->sird_fair_permille),
 	};
 }
 

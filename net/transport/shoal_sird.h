@@ -69,6 +69,7 @@ struct shoal_sird {
 	u64 peers_freed;
 };
 
+void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c);
 void shoal_sird_init(struct shoal_sird *sird, struct shoal_net *sn);
 void shoal_sird_exit(struct shoal_sird *sird);
 int shoal_credit_attach(struct shoal_sird *sird, struct shoal_credit *c,

@@ -80,6 +80,12 @@ struct shoal_omsg {
 	u32 silent;			/* resend intervals without news */
 	unsigned long heard;		/* jiffies of the last news */
 	u32 charge;			/* bytes charged to sk_wmem_queued */
+	struct shoal_sock *ss;		/* its socket */
+	struct list_head tx_node;	/* sn->sird_tx.ready, while it holds
+					 * credit; under sird_tx.lock too
+					 */
+	u32 tx_held;			/* bytes it may send, as counted there */
+	u32 tx_left;			/* bytes it has still to send */
 	struct shoal_tx_state tx;
 	u8 *data;			/* the message, kvmalloc()ed */
 };
@@ -144,6 +150,8 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q);
 void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q);
+u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
+			struct sk_buff_head *q);
 void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);
 
 /* shoal_in.c */

@@ -24,6 +24,7 @@ static u32 shoal_buf_min = 4096;
 static u32 shoal_g_max = 16;
 static u32 shoal_rtt_max = 10000000;	/* 10 s */
 static u32 shoal_rate_max = 1000000;	/* 1 Tbit/s */
+static u32 shoal_permille_max = 1000;
 
 /* A new port opens a new socket first: a port in use is refused and the
  * old one stays.
@@ -158,6 +159,22 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_rate_max,
 	},
+	{
+		.procname	= "sird_tx_rate_mbps",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_rate_max,
+	},
+	{
+		.procname	= "sird_fair_permille",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_permille_max,
+	},
 	{ }
 };
 
@@ -183,6 +200,8 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[11].data = &sn->cfg.sird_g_shift;
 	t[12].data = &sn->cfg.sird_rtt_us;
 	t[13].data = &sn->cfg.sird_rate_mbps;
+	t[14].data = &sn->cfg.sird_tx_rate_mbps;
+	t[15].data = &sn->cfg.sird_fair_permille;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

@@ -245,44 +245,56 @@ static inline bool sird_csn(const struct sird_cfg *c, u64 credit)
 
 /* A receiver the sender may send scheduled bytes to */
 struct sird_tx_cand {
+	u64 order;		/* its place in the fair turns, distinct */
 	u32 credit;		/* unused credit from it */
 	u32 left;		/* bytes of its shortest message still to send */
 };
 
 struct sird_tx_turns {
 	u32 acc;		/* fair_permille summed, mod 1000 */
-	u32 last;		/* the receiver fair share served last */
+	u64 last;		/* order of the receiver a fair turn served last */
 };
 
+static inline bool sird_tx_eligible(const struct sird_tx_cand *r)
+{
+	return r->credit && r->left;
+}
+
 /* Which receiver's packet goes next, -1: none has credit and bytes.
- * Fair turns go round the receivers after @t->last; the others to the
- * shortest message.
+ * fair_permille of the turns go round the receivers in @order (the next
+ * one after @t->last: a receiver that comes or goes does not reset the
+ * round); the others to the shortest message.
  */
 static inline int sird_tx_pick(const struct sird_cfg *c,
 			       struct sird_tx_turns *t,
 			       const struct sird_tx_cand *r, u32 n)
 {
-	int best = -1;
-	u32 i, k;
+	int best = -1, next = -1, first = -1;
+	u32 i;
 
 	for (i = 0; i < n; i++)
-		if (r[i].credit && r[i].left &&
+		if (sird_tx_eligible(&r[i]) &&
 		    (best < 0 || r[i].left < r[best].left))
 			best = (int)i;
 	if (best < 0)
 		return -1;
-	t->acc += c->fair_permille;
+	t->acc += c->fair_permille > 1000 ? 1000 : c->fair_permille;
 	if (t->acc < 1000)
 		return best;
 	t->acc -= 1000;
-	for (k = 1; k <= n; k++) {
-		i = (t->last + k) % n;
-		if (r[i].credit && r[i].left) {
-			t->last = i;
-			return (int)i;
-		}
+	for (i = 0; i < n; i++) {
+		if (!sird_tx_eligible(&r[i]))
+			continue;
+		if (first < 0 || r[i].order < r[first].order)
+			first = (int)i;
+		if (r[i].order > t->last &&
+		    (next < 0 || r[i].order < r[next].order))
+			next = (int)i;
 	}
-	return best;
+	if (next < 0)
+		next = first;	/* wrap around */
+	t->last = r[next].order;
+	return next;
 }
 
 #endif /* _SIRD_CORE_H */

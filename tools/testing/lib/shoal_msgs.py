@@ -2,13 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 """Messages over Shoal sockets (IPPROTO_SIRD) for the scenarios.
 
-  shoal_msgs.py recv PORT COUNT TIMEOUT      receive COUNT messages on PORT,
-                                             check each, print JSON
+  shoal_msgs.py recv PORT COUNT TIMEOUT [READY]
+                                             receive COUNT messages on PORT,
+                                             check each, print JSON; create
+                                             the file READY once bound
   shoal_msgs.py send ADDR PORT COUNT SIZE [TAG]
                                              send COUNT messages of SIZE
                                              bytes, wait until each is
                                              acknowledged or failed, print
                                              JSON
+  shoal_msgs.py pair PORT ADDR1 SIZE1 ADDR2 SIZE2
+                                             one message to each address at
+                                             once (tags 1 and 2, a socket
+                                             each), print JSON with the
+                                             seconds until each was
+                                             acknowledged (t1, t2)
 
 Every message carries its tag, index and size in its first 16 bytes and a
 pattern derived from them in the rest, so the receiver can tell a
@@ -51,10 +59,12 @@ def stats(s):
                                               STATS.size))))
 
 
-def recv(port, count, timeout):
+def recv(port, count, timeout, ready=None):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, IPPROTO_SIRD)
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
     s.bind(("::", port))
+    if ready:
+        open(ready, "w").close()
     good = bad = 0
     seen = set()
     dups = 0
@@ -108,12 +118,40 @@ def send(addr, port, count, size, tag):
     print(json.dumps(out))
 
 
+def pair(port, addr1, size1, addr2, size2):
+    socks = []
+    for addr in (addr1, addr2):
+        socks.append(socket.socket(family(addr), socket.SOCK_DGRAM,
+                                   IPPROTO_SIRD))
+    bodies = [body(1, 0, size1), body(2, 0, size2)]
+    start = time.time()
+    for s, addr, b in zip(socks, (addr1, addr2), bodies):
+        s.sendto(b, (addr, port))
+    done = [None, None]
+    deadline = start + 120
+    while None in done and time.time() < deadline:
+        for i, s in enumerate(socks):
+            if done[i] is None and not stats(s)["tx_queued"]:
+                done[i] = time.time() - start
+        time.sleep(0.005)
+    out = {}
+    for i, s in enumerate(socks):
+        st = stats(s)
+        out["t%d" % (i + 1)] = round(done[i], 3) if done[i] else -1
+        out["acked%d" % (i + 1)] = st["tx_acked"]
+        out["failed%d" % (i + 1)] = st["tx_failed"]
+    print(json.dumps(out))
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "recv":
-        recv(int(argv[2]), int(argv[3]), float(argv[4]))
+        recv(int(argv[2]), int(argv[3]), float(argv[4]),
+             argv[5] if len(argv) > 5 else None)
     elif len(argv) >= 6 and argv[1] == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
              int(argv[6]) if len(argv) > 6 else 0)
+    elif len(argv) >= 7 and argv[1] == "pair":
+        pair(int(argv[2]), argv[3], int(argv[4]), argv[5], int(argv[6]))
     else:
         sys.exit(__doc__)
 

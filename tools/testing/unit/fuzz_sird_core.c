@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < PEERS; i++) {
 		sird_rx_peer_init(&c, &peer[i], 0);
 		cand[i] = (struct sird_cand){ 0 };
-		tx[i] = (struct sird_tx_cand){ 0 };
+		tx[i] = (struct sird_tx_cand){ .order = i + 1 };
 	}
 	while (at < size) {
 		u8 op = data[at++];

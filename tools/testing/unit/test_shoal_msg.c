@@ -420,6 +420,29 @@ static void test_tx_end(void)
 	CHECK_PIECE(&tx, 0x1000, SHOAL_TX_RESEND, 0xfffffff0u, 0xf, "near 2^32: resent");
 }
 
+static void test_tx_unsched(void)
+{
+	struct shoal_tx_state tx;
+	u32 off = 0, len = 0;
+
+	shoal_tx_init(&tx, 10000, 3000);
+	CHECK(shoal_tx_next_unsched(&tx, 3000, 1400, &off, &len) &&
+	      off == 0 && len == 1400, "unscheduled: 0+1400");
+	shoal_tx_credit(&tx, 5000);
+	CHECK(shoal_tx_next_unsched(&tx, 3000, 1400, &off, &len) &&
+	      off == 1400 && len == 1400, "credit does not make it pass 3000: 1400+1400");
+	CHECK(shoal_tx_next_unsched(&tx, 3000, 1400, &off, &len) &&
+	      off == 2800 && len == 200, "the prefix ends at 3000: 2800+200");
+	CHECK(!shoal_tx_next_unsched(&tx, 3000, 1400, &off, &len),
+	      "then nothing: scheduled bytes wait for the pacer");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 3000, 1400, "the pacer sends from 3000");
+	shoal_tx_init(&tx, 10000, 0);
+	CHECK(!shoal_tx_next_unsched(&tx, 0, 1400, &off, &len),
+	      "a message without an unscheduled prefix: nothing");
+	shoal_tx_init(&tx, 10000, 3000);
+	CHECK(!shoal_tx_next_unsched(&tx, 3000, 0, &off, &len), "mss 0: nothing");
+}
+
 static void test_tx_queue(void)
 {
 	struct shoal_tx_state tx;
@@ -506,6 +529,7 @@ int main(void)
 	test_tx_order();
 	test_tx_end();
 	test_tx_queue();
+	test_tx_unsched();
 	test_owed();
 	return unit_done();
 }

@@ -172,9 +172,9 @@ static void test_pace(void)
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
-		{ .credit = 5000, .left = 9000 },
-		{ .credit = 5000, .left = 1000 },
-		{ .credit = 5000, .left = 4000 },
+		{ .order = 30, .credit = 5000, .left = 9000 },
+		{ .order = 10, .credit = 5000, .left = 1000 },
+		{ .order = 20, .credit = 5000, .left = 4000 },
 	};
 	struct sird_tx_turns t = { 0 };
 	struct sird_cfg c = cfg;
@@ -197,8 +197,18 @@ static void test_sender(void)
 	c.fair_permille = 1000;
 	t.last = 0;
 	CHECK(sird_tx_pick(&c, &t, r, 3) == 1 && sird_tx_pick(&c, &t, r, 3) == 2 &&
-	      sird_tx_pick(&c, &t, r, 3) == 0,
-	      "fair share 1000: round robin 1, 2, 0");
+	      sird_tx_pick(&c, &t, r, 3) == 0 && sird_tx_pick(&c, &t, r, 3) == 1,
+	      "fair share 1000: round robin by order 10, 20, 30, 10");
+	/* receiver 20 leaves and 25 comes after 10 was served: the round
+	 * goes on from 10, to 25, not back to the start
+	 */
+	r[2].order = 25;
+	CHECK(sird_tx_pick(&c, &t, r, 3) == 2 && t.last == 25,
+	      "a receiver joining mid-round gets its turn in order");
+	c.fair_permille = 5000;
+	CHECK_EQ(sird_tx_pick(&c, &t, r, 3), 0,
+		 "fair share above 1000 counts as 1000");
+	c.fair_permille = 1000;
 	r[1].credit = 0;
 	r[2].left = 0;
 	CHECK_EQ(sird_tx_pick(&c, &t, r, 3), 0,
