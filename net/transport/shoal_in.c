@@ -317,18 +317,19 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		if (time_before(jiffies, last + ival))
 			continue;
 		m->heard = jiffies;
-		/* one quiet interval may be a deep queue; after two, credit
-		 * still out is stranded (its data or the CREDIT was lost)
-		 */
-		if (++m->quiet >= 2)
-			shoal_credit_reclaim(&ss->sn->sird, &m->credit);
+		++m->quiet;
 		granted = READ_ONCE(m->credit.granted);
 		if (!granted || shoal_rx_has(&m->rx, 0, granted) ||
 		    READ_ONCE(m->credit.nr_owed)) {
 			/* all it was invited to send is here, or the pacer
 			 * owes it RESENDs: it waits for credit, which is not
-			 * its sender's silence
+			 * its sender's silence; credit still counted out
+			 * after two intervals is stale (a RESEND's charge for
+			 * bytes that came anyway)
 			 */
+			if (m->quiet >= 2)
+				shoal_credit_reclaim(&ss->sn->sird,
+						     &m->credit);
 			m->silent = 0;
 			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
 			continue;
@@ -346,6 +347,13 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		 */
 		if (m->quiet < 2 || (m->quiet & (m->quiet - 1)))
 			continue;
+		/* one quiet interval may be a deep queue; after two, credit
+		 * still out is stranded (its data or the CREDIT was lost) or
+		 * held by a sender whose uplink is busy: it comes back only
+		 * as the RESENDs below ask for the same bytes again, so that
+		 * a busy sender is not given new bytes on top of what it holds
+		 */
+		shoal_credit_reclaim(&ss->sn->sird, &m->credit);
 		n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival,
 				  0, r, ARRAY_SIZE(r));
 		for (i = 0; i < n; i++) {

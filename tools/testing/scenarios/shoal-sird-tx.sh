@@ -21,7 +21,10 @@
 #      that their credit keeps coming: pure SRPT (sird_fair_permille 0)
 #      finishes the short one in about 1/6 of the long one's time; all
 #      fair turns (1000) in about 1/3.  Checked as a ratio between the two
-#      runs, and the pacer's count of fair turns.
+#      runs, and the pacer's count of fair turns.  While SRPT makes one
+#      receiver wait, the host never holds more credit than the two
+#      receivers' buckets (a quiet message's credit is asked for again,
+#      not given anew).
 # Every message arrives intact in every case.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
@@ -48,6 +51,19 @@ R1ADDR=$(topo_rx_addr 4)
 R2ADDR=$(topo_sender_addr 2 4)
 S_IP=$(topo_sender_addr 1 4)
 
+# the most credit the host held, sampled every 10 ms until the file $1 is
+HELD_PY='
+import os, sys, time
+top = 0
+while not os.path.exists(sys.argv[1]):
+    for line in open("/proc/net/shoal/sird"):
+        if line.startswith("tx_held "):
+            top = max(top, int(line.split()[1]))
+    time.sleep(0.01)
+print(top)
+'
+BDP=$(ip netns exec "$TOPO_RX" sysctl -n net.shoal.bdp)
+
 # sird_alpha NS: the receiver NS's csn-loop alpha for our host
 sird_alpha()
 {
@@ -66,7 +82,7 @@ sird_tx()
 # acknowledged), q_peak (uplink packets), csn, fair, alpha1, alpha2
 run()
 {
-	local name=$1 rate=$2 permille=$3 pids=() csn0 fair0 i
+	local name=$1 rate=$2 permille=$3 pids=() csn0 fair0 i smp
 
 	# a new queue: its peak counts this run only
 	tc -n "$S" qdisc del dev eth0 root 2>/dev/null
@@ -92,7 +108,13 @@ run()
 	ip netns exec "$S" "$MSGS_PY" pair $PORT "$R1ADDR" "$4" "$R2ADDR" "$5" \
 		>"$TOPO_TMP/s.json" &
 	pids+=($!)
+	rm -f "$TOPO_TMP/stop"
+	ip netns exec "$S" python3 -c "$HELD_PY" "$TOPO_TMP/stop" >"$TOPO_TMP/held" &
+	smp=$!
 	wait "${pids[@]}"
+	touch "$TOPO_TMP/stop"
+	wait "$smp"
+	held_max=$(cat "$TOPO_TMP/held")
 	eval "$(python3 - "$TOPO_TMP" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -117,6 +139,7 @@ PY
 	alpha2=$(sird_alpha "$R2")
 	echo "# $name: delivered $good1 $good2 in $t1 s / $t2 s; uplink queue peak" \
 		"${q_peak:--1} packets; csn $csn packets, fair turns $fair;" \
+		"held at most ${held_max:--1} bytes;" \
 		"receivers' csn alpha ${alpha1:--1} ${alpha2:--1}"
 	echo "# $name: sender $(ip netns exec "$S" cat /proc/net/shoal/sird | tr '\n' ' ')"
 	echo "# $name: sender $(ip netns exec "$S" awk '$2 != 0 { printf "%s=%s ", $1, $2 }' \
@@ -141,6 +164,10 @@ run srpt $UPLINK 0 1000000 200000
 both_arrived srpt
 srpt_ratio=$(awk -v a="$t2" -v b="$t1" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 9) }')
 tap_ok "$fair == 0" "srpt: fair share 0 gives no fair turns ($fair)"
+# the long message's receiver hears nothing for many resend intervals: it
+# must ask for the same bytes again, not give new ones on top
+tap_ok "${held_max:--1} > 0 && ${held_max:--1} <= 2 * $BDP + 2 * 1400" \
+	"srpt: the host never holds more than its two receivers' buckets ($held_max <= 2 BDP + 2 MSS)"
 
 run fair $UPLINK 1000 1000000 200000
 both_arrived fair
