@@ -96,12 +96,14 @@ on_hosts()
 	return $rc
 }
 
-# port RATE_MBIT: the switch port at RATE, the marking FIFO below it
+# port RATE_MBIT: the switch port at RATE, the marking FIFO below it; a
+# burst of 4 ms at the rate: a TCG guest's timers fire milliseconds late
+# on a busy host, and a tbf sends at most its burst a firing
 port()
 {
 	local burst
 
-	burst=$(awk -v r="$1" 'BEGIN { b = r * 1e6 / 8 / 1000; printf "%d", b < 4000 ? 4000 : b }')
+	burst=$(awk -v r="$1" 'BEGIN { b = r * 1e6 / 8 / 250; printf "%d", b < 4000 ? 4000 : b }')
 	topo_link_qdisc "${1}mbit" "$burst" 10000000 trim limit 100000 \
 		limit_bytes $((QLIMIT * 1514)) ecn_thresh "$ECN_BYTES" ctrl_dscp none \
 		elig_dscp 63 ||
