@@ -103,11 +103,14 @@ for line in open(d + "/sird.stats"):
     stats[k] = int(v)
 print("%-14s %6s %8s %10s %10s %10s %8s %8s %6s" % ("", "msgs", "failed", "p50 ms", "p99 ms",
       "max ms", "trimmed", "dropped", "peak"))
-res = {}
+res, missing = {}, []
 for p, name in (("sird", "Shoal (SIRD)"), ("tcp", "TCP cubic")):
     cs = [c for c in (load("%s/%s-%d.json" % (d, p, i)) for i in range(1, n + 1)) if c]
     done = sum(c["messages"]["completed"] for c in cs)
-    bad = sum(c["messages"]["failed"] + c["messages"]["unanswered"] for c in cs) + n - len(cs)
+    bad = sum(c["messages"]["failed"] + c["messages"]["unanswered"] for c in cs)
+    if len(cs) < n:
+        missing.append("%s: %d of the %d senders gave no result (%s/%s-N.txt says why)"
+                       % (name, n - len(cs), n, d, p))
     lat = [b["latency_us"] for c in cs for b in c["buckets"] if b["name"] == "all" and b["count"]]
     q = [x for x in (load("%s/%s.qdisc" % (d, p)) or []) if x.get("handle") == "10:"]
     q = q[0] if q else {}
@@ -117,8 +120,11 @@ for p, name in (("sird", "Shoal (SIRD)"), ("tcp", "TCP cubic")):
                   max(x["max"] for x in lat) / 1e3 if lat else -1)
     print("%-14s %6d %8d %10.1f %10.1f %10.1f %8d %8d %6d" % (name, done, bad, r[0], r[1], r[2],
           trimmed, q.get("drops", -1), q.get("data_qlen_max", -1)))
-print("(p50: the median of the senders' medians; p99: the worst sender's; trimmed, dropped,")
-print(" peak: the switch port's trims, drops and longest data queue in packets)")
+print("(msgs: completed; failed: failed or unanswered; p50: the median of the senders'")
+print(" medians; p99: the worst sender's; trimmed, dropped, peak: the switch port's trims,")
+print(" drops and longest data queue in packets)")
+for m in missing:
+    print(m)
 print("SIRD's receiver: %d packets arrived trimmed, %d RESENDs asked for trimmed bytes at once,"
       % (stats.get("rx_trimmed", 0), stats.get("rx_resend_trimmed", 0)))
 print("  %d RESENDs after a quiet interval (a loss)." % stats.get("rx_resend_quiet", 0))
