@@ -18,9 +18,10 @@
 # threshold in bytes was ever reached) that sets CE on ECT packets leaving
 # while more than K bytes wait, and keeps its peak length in packets and
 # in bytes (data_qlen_max, data_backlog_max) exactly, which sampling from
-# user space could not under TCG.  The peak in bytes is the one judged.  DCTCP and SIRD (whose DATA is ECT(0) and
-# whose receiver runs an ECN loop per sender) see the marks; cubic is not
-# ECN-capable (tcp_ecn stays at its default, 2) and sees a drop-tail FIFO.
+# user space could not under TCG.  The peak in bytes is the one judged.
+# DCTCP and SIRD (whose DATA is ECT(0) and whose receiver runs an ECN loop
+# per sender) see the marks; cubic is not ECN-capable (tcp_ecn stays at
+# its default, 2) and sees a drop-tail FIFO.
 #
 #   1. Small-RPC rate per core: closed loop, 8-byte requests and responses,
 #      BENCH_SHOAL_RPC_OUTSTANDING in flight per client (shoal-perf with
@@ -31,7 +32,8 @@
 #      BENCH_SHOAL_WORKLOADS at every load of BENCH_SHOAL_LOADS, each
 #      workload at its own link rate (BENCH_SHOAL_LINKS; the guest completes
 #      about a thousand RPCs a second, so W1's 188-byte mean needs a slow
-#      link), the three transports interleaved per cell.  Every transport's
+#      link), per workload one transport after the other over the loads
+#      (the same seeds for all three).  Every transport's
 #      slowdown is against the same ideal: the smaller of SIRD's and TCP's
 #      idle round trips from part 1.  Per run: goodput, slowdown p50/p99
 #      (all messages, and group A: below one MSS), the port's peak queue.
