@@ -34,7 +34,7 @@ help:
 	@echo "make            build kernel modules, tc plugins and tools"
 	@echo "make modules    kernel modules only (KREL=<release> or KDIR=<dir> to override)"
 	@echo "make check      every test; T=<name> runs one test or group (make check T=trim)"
-	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail"
+	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail, afq, sqr, Shoal against TCP"
 	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
 	@echo "make install    install modules (for KREL), tc plugins and man pages on this machine"
 	@echo "make clean      remove build products"

@@ -661,9 +661,11 @@ static int trim_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 static const struct xs_field trim_xs_fields[] = {
 	XS(data_enq, XS_U64), XS(data_deq, XS_U64), XS(data_qlen, XS_U32),
 	XS(data_backlog, XS_SIZE), XS(data_qlen_max, XS_U32),
+	XS(data_backlog_max, XS_SIZE),
 	XS_LINE,
 	XS(hdr_enq, XS_U64), XS(hdr_deq, XS_U64), XS(hdr_qlen, XS_U32),
 	XS(hdr_backlog, XS_SIZE), XS(hdr_qlen_max, XS_U32),
+	XS(hdr_backlog_max, XS_SIZE),
 	XS(ctrl_enq, XS_U64), XS(fwd_hdr_enq, XS_U64),
 	XS_LINE,
 	XS(trim_arrival, XS_U64), XS(trim_tail, XS_U64),

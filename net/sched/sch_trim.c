@@ -314,9 +314,13 @@ static void trim_queue_tail(struct Qdisc *sch, struct sk_buff_head *list,
 	if (list == &q->hdrq) {
 		q->hdr_bytes += len;
 		q->st.hdr_qlen_max = max(q->st.hdr_qlen_max, list->qlen);
+		q->st.hdr_backlog_max = max(q->st.hdr_backlog_max,
+					    q->hdr_bytes);
 	} else {
 		q->data_bytes += len;
 		q->st.data_qlen_max = max(q->st.data_qlen_max, list->qlen);
+		q->st.data_backlog_max = max(q->st.data_backlog_max,
+					     q->data_bytes);
 	}
 	if (trim_kind_is_hdr(kind))
 		q->st.hdr_enq++;

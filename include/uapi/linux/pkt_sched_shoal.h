@@ -111,6 +111,8 @@ struct tc_trim_xstats {
 	__u32 hdr_backlog;
 	__u32 data_qlen_max;	/* peaks since creation */
 	__u32 hdr_qlen_max;
+	__u32 data_backlog_max;	/* bytes; a queue of small packets is short */
+	__u32 hdr_backlog_max;
 };
 
 /* ---- afq: approximate fair queueing (count-min sketch + calendar) ---- */

@@ -324,7 +324,7 @@ def qdisc(text, out):
               "inelig_drop trim_err inelig_nonip inelig_frag inelig_proto inelig_encap "
               "gso_split ecn_mark hdr_sojourn_sum_ns hdr_sojourn_max_ns "
               "data_sojourn_sum_ns data_sojourn_max_ns data_qlen hdr_qlen data_backlog "
-              "hdr_backlog data_qlen_max hdr_qlen_max").split():
+              "hdr_backlog data_qlen_max hdr_qlen_max data_backlog_max hdr_backlog_max").split():
         out["child_" + f] = -1
     try:
         qdiscs = json.loads(text)
