@@ -20,6 +20,7 @@
 Missing data reads as -1 so that checks fail rather than pass.
 """
 import json
+import math
 import sys
 
 
@@ -47,12 +48,15 @@ def jain(xs):
 
 def share(path, t0, t1, link, expect=0):
     bin_s, flows = load(path)
-    t0, t1, link = float(t0), float(t1), float(link)
+    link = float(link)
+    # whole bins only (they lie on a grid of bin_s): rates over their span
+    t0 = math.ceil(float(t0) / bin_s - 1e-6) * bin_s
+    t1 = math.floor(float(t1) / bin_s + 1e-6) * bin_s
     rates = [(f, bytes_in(f, bin_s, t0, t1) * 8 / (t1 - t0)) for f in flows]
     missing = max(0, int(expect) - len(rates))
     xs = [r for _, r in rates] + [0.0] * missing
     if not xs or not sum(xs):
-        print("n=0 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
+        print("n=0 missing=-1 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
         return
     fair = sum(xs) / len(xs)
     udp = [r for f, r in rates if f["proto"] == "udp"]
@@ -118,7 +122,8 @@ def main():
             raise ValueError(sys.argv[1])
     except (OSError, ValueError, KeyError, IndexError) as e:
         print("# flows.py: %s" % e)
-        print("jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 conv_max_ms=-1 dev_mean_pct=-1")
+        print("missing=-1 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 "
+              "conv_max_ms=-1 dev_mean_pct=-1")
 
 
 main()
