@@ -16,7 +16,10 @@
 # A.  The capture sees arrivals and departures in the order they happened
 # only if the router works on one CPU, so the senders are pinned to CPU 0:
 # veth delivers on the sending CPU, and tbf's watchdog fires where it was
-# armed.
+# armed.  (Timestamps instead of the queue's order miscount a few: the
+# kernel stamps an arrival when the sender's veth queues it, not when the
+# router takes it.)  calq keeps FIFO order within a day, so it must show
+# 0 such inversions, also among overdue packets (ordered by deadline).
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
