@@ -110,13 +110,13 @@ try:
     o = json.load(open(sys.argv[2]))
     print("r_pkts=%d r_unmatched=%d r_dups=%d r_drops=%d" % (o["pkts"], o["unmatched"], o["dups"], o["capture_drops"]))
     print("inv=%d inv_max_us=%d inv_ts=%d" % (o["inversions"], o["inversion_max_us"], o["inversions_ts"]))
-    print("inv_most=%d dl_spread_us=%d" % (o["inversions_at_most"], o["dl_spread_max_us"]))
+    print("inv_most=%d dl_spread_us=%d dl_spread_p50_us=%d" % (o["inversions_at_most"], o["dl_spread_max_us"], o.get("dl_spread_p50_us", -1)))
     print("late_in=%d late_out=%d inv_by_late=%d" % (o["late_in"], o["late_out"], o["inv_by_late"]))
     print("inv_per='%s'" % " ".join("%s:%d" % (k, v["inversions"]) for k, v in sorted(o["per_sender"].items())))
 except (OSError, ValueError, KeyError) as e:
     print("# %s" % e)
     print("r_pkts=0 r_unmatched=-1 r_dups=-1 r_drops=-1 inv=-1 inv_max_us=-1 inv_ts=-1")
-    print("inv_most=-1 dl_spread_us=-1")
+    print("inv_most=-1 dl_spread_us=-1 dl_spread_p50_us=-1")
     print("late_in=-1 late_out=-1 inv_by_late=-1 inv_per=")
 PY
 )"
@@ -127,7 +127,7 @@ PY
 		"$r_drops capture drops), $inv out of deadline order by more than" \
 		"$((DAY_US + WIRE_US)) us (worst $inv_max_us us; by sender $inv_per;" \
 		"$inv_ts by timestamps, at most $inv_most with deadlines known to" \
-		"$dl_spread_us us), $late_in arrived late, $late_out left late," \
+		"$dl_spread_us us, median $dl_spread_p50_us us), $late_in arrived late, $late_out left late," \
 		"$inv_by_late inversions behind a late arrival"
 	CASES+=("{\"case\": \"$name\", \"pkts\": $pkts, \"late\": $miss, \"late_20ms\": $miss1, \"router_pkts\": $r_pkts, \"inversions\": $inv, \"inversion_max_us\": $inv_max_us, \"inversions_by_timestamp\": $inv_ts, \"late_in\": $late_in, \"late_out\": $late_out}")
 }
