@@ -108,7 +108,7 @@ struct calq_sched_data {
 	struct calq_clock clk;		/* physical: start of the head day */
 	struct calq_bucket *bkt;	/* set.buckets days */
 	struct rb_root parked;		/* beyond the horizon, by day */
-	struct sk_buff_head overdue;	/* ranked before the head day */
+	struct rb_root overdue;		/* ranked before the head day, by fine rank */
 	struct afq_state afq;		/* fq ranks; sk.cells only when used */
 	u64 bid_max;			/* largest AFQ bid recorded */
 	siphash_key_t flow_key;
@@ -385,6 +385,36 @@ static void calq_unpark_one(struct Qdisc *sch, struct sk_buff *skb)
 	q->xs.st.parked_now--;
 }
 
+/* An overdue packet (its day is before the head day): by fine rank, FIFO
+ * among equal ones.  The calendar cannot order days it has passed, and a
+ * work-conserving physical calendar that ran ahead to a far day makes
+ * every nearer deadline overdue: in arrival order they would leave out of
+ * deadline order by far more than a day.
+ */
+static void calq_overdue_add(struct calq_sched_data *q, struct sk_buff *skb)
+{
+	struct rb_node **p = &q->overdue.rb_node, *parent = NULL;
+	u64 fine = calq_cb(skb)->fine;
+
+	while (*p) {
+		parent = *p;
+		if (fine < calq_cb(rb_to_skb(parent))->fine)
+			p = &parent->rb_left;
+		else
+			p = &parent->rb_right;
+	}
+	rb_link_node(&skb->rbnode, parent, p);
+	rb_insert_color(&skb->rbnode, &q->overdue);
+}
+
+static void calq_overdue_unlink(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct calq_sched_data *q = qdisc_priv(sch);
+
+	rb_erase(&skb->rbnode, &q->overdue);
+	skb->dev = qdisc_dev(sch);	/* skb->rbnode overlays skb->dev */
+}
+
 /* The head moved: parked packets whose day is now in range go into the
  * calendar (a day the head passed goes to the head)
  */
@@ -491,11 +521,11 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	if (r.off < 0) {
 		/* Its day has passed (the calendar ran ahead of the clock,
 		 * or the packet came late): more urgent than all of the
-		 * head day, so it leaves before it, in arrival order.
+		 * head day, so it leaves before it, by fine rank.
 		 */
 		q->cal.st.clamped_past++;
 		cb->day = q->cal.head;
-		__skb_queue_tail(&q->overdue, skb);
+		calq_overdue_add(q, skb);
 		goto queued;
 	}
 	switch (cal_place(&q->cal, &day, &b)) {
@@ -576,9 +606,9 @@ static struct sk_buff *calq_head_skb(struct Qdisc *sch, u64 now, u32 *bucket)
 	}
 	if (q->clk.physical)
 		calq_sync(sch, now);
-	if (!skb_queue_empty(&q->overdue)) {
+	if (!RB_EMPTY_ROOT(&q->overdue)) {
 		*bucket = CALQ_B_OVERDUE;
-		return skb_peek(&q->overdue);
+		return skb_rb_first(&q->overdue);
 	}
 	/* at most: serve, or move once to the next day (unparking it) */
 	for (guard = 0; guard < CALQ_GUARD; guard++) {
@@ -702,7 +732,7 @@ static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 		return NULL;
 	cb = calq_cb(skb);
 	if (b == CALQ_B_OVERDUE) {
-		__skb_unlink(skb, &q->overdue);
+		calq_overdue_unlink(sch, skb);
 	} else {
 		if (cb->kind == calq_rank_kind(q->set.rank) &&
 		    calq_order_leave(&q->bkt[b].order, cb->fine))
@@ -739,7 +769,10 @@ static void calq_purge(struct calq_sched_data *q)
 		rb_erase(&skb->rbnode, &q->parked);
 		kfree_skb(skb);
 	}
-	__skb_queue_purge(&q->overdue);
+	while ((skb = skb_rb_first(&q->overdue))) {
+		rb_erase(&skb->rbnode, &q->overdue);
+		kfree_skb(skb);
+	}
 	q->xs.st.parked_now = 0;
 }
 
@@ -1041,7 +1074,7 @@ static struct sk_buff *calq_furthest(struct calq_sched_data *q, u32 *b)
 	}
 	if (!cal_last_day(&q->cal, &day)) {
 		*b = CALQ_B_OVERDUE;
-		return skb_peek_tail(&q->overdue);
+		return skb_rb_last(&q->overdue);
 	}
 	*b = cal_bucket(&q->cal, day);
 	return skb_peek_tail(&q->bkt[*b].q);
@@ -1063,7 +1096,7 @@ static void calq_shrink(struct Qdisc *sch)
 		if (b == CALQ_B_PARKED)
 			calq_unpark_one(sch, skb);
 		else if (b == CALQ_B_OVERDUE)
-			__skb_unlink(skb, &q->overdue);
+			calq_overdue_unlink(sch, skb);
 		else
 			calq_bucket_unlink(q, skb, b);
 		pkts++;
@@ -1130,7 +1163,7 @@ static int calq_init(struct Qdisc *sch, struct nlattr *opt,
 
 	qdisc_watchdog_init(&q->watchdog, sch);
 	q->parked = RB_ROOT;
-	__skb_queue_head_init(&q->overdue);
+	q->overdue = RB_ROOT;
 	get_random_bytes(&q->flow_key, sizeof(q->flow_key));
 	afq_sketch_seed(&q->afq.sk, get_random_u64());
 	calq_settings_default(&q->set, sch);

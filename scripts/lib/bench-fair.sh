@@ -73,8 +73,9 @@ run()
 	flows_wait || topo_log "a flow endpoint failed" >&2
 	kept=$(sed -n 's/.*(\([0-9]*\)\.[0-9]%).*/\1/p' "$dir"/send*.log |
 		sort -n | head -n 1)
+	# every flow started counts: one the receiver never saw has goodput 0
 	flows_eval share "$(echo "$t0" | awk '{print $1 + 3}')" \
-		"$(echo "$t0 $dur" | awk '{print $1 + $2 - 1}')" "$LINK_BPS" "$k"
+		"$(echo "$t0 $dur" | awk '{print $1 + $2 - 1}')" "$LINK_BPS" $((2 * half))
 	echo "$jain $min_pct $(($(kmem) - m0)) ${kept:-0}"
 	topo_link_qdisc_del
 }

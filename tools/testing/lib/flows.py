@@ -11,15 +11,21 @@
       tcp_min / tcp_max (percent of the fair share), goodputs (list, Mbit/s)
   flows.py converge FILE LINK_BPS TOL_PCT WINDOW_BINS START:STOP:ID ...
       flows active from START to STOP (BOOTTIME seconds); for every phase
-      between two consecutive starts or stops, the time from the phase
-      start until every active flow is within TOL_PCT of link / k, over a
-      window of WINDOW_BINS bins: conv_max_ms (worst phase),
-      conv_list, and dev_mean_pct (in the second half of the phases, the
-      mean deviation of a flow from the mean of the active flows: how
-      evenly they share what the link carried, stalls of the host aside)
+      with two flows or more between two consecutive starts or stops, the
+      time from the phase start until every one of the k active flows
+      carries 1/k (+-TOL_PCT percent) of what the flows carried together,
+      over a window of WINDOW_BINS bins (the window's end counts; the
+      phase's bins start at the first whole one): conv_max_ms (worst phase,
+      -1 if one never did), conv_list.  A bin in which the flows carried
+      less than half the link is an emulated guest that stalled: it is
+      left out and not timed (stalled_bins).  Over the second half of each
+      phase's bins: dev_mean_pct (the mean deviation of a flow from the
+      mean of the active flows) and util (what they carried, percent of
+      LINK_BPS).  start_late_ms: the latest first byte after its join.
 Missing data reads as -1 so that checks fail rather than pass.
 """
 import json
+import math
 import sys
 
 
@@ -47,12 +53,15 @@ def jain(xs):
 
 def share(path, t0, t1, link, expect=0):
     bin_s, flows = load(path)
-    t0, t1, link = float(t0), float(t1), float(link)
+    link = float(link)
+    # whole bins only (they lie on a grid of bin_s): rates over their span
+    t0 = math.ceil(float(t0) / bin_s - 1e-6) * bin_s
+    t1 = math.floor(float(t1) / bin_s + 1e-6) * bin_s
     rates = [(f, bytes_in(f, bin_s, t0, t1) * 8 / (t1 - t0)) for f in flows]
     missing = max(0, int(expect) - len(rates))
     xs = [r for _, r in rates] + [0.0] * missing
     if not xs or not sum(xs):
-        print("n=0 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
+        print("n=0 missing=-1 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1")
         return
     fair = sum(xs) / len(xs)
     udp = [r for f, r in rates if f["proto"] == "udp"]
@@ -71,41 +80,56 @@ def share(path, t0, t1, link, expect=0):
 def converge(path, link, tol, window, specs):
     bin_s, flows = load(path)
     link, tol, window = float(link), float(tol) / 100, int(window)
+    full = link * bin_s / 8		# bytes the link carries in a bin
     sched = []
     for s in specs:
         a, b, i = s.split(":")
         sched.append((float(a), float(b), int(i)))
     byid = {f["id"]: f for f in flows}
     edges = sorted({a for a, _, _ in sched} | {b for _, b, _ in sched})
-    conv, devs = [], []
+    conv, devs, carried, nbins, stalled = [], [], 0, 0, 0
     for p0, p1 in zip(edges, edges[1:]):
         active = [i for a, b, i in sched if a <= p0 and b >= p1]
         if len(active) < 2:
             continue
-        fair = link / len(active)
-        ok_from = None
-        t = p0
-        while t + window * bin_s <= p1 + 1e-6:
-            good = True
-            rates = []
-            for i in active:
-                f = byid.get(i)
-                r = bytes_in(f, bin_s, t, t + window * bin_s) * 8 / (window * bin_s) if f else 0
-                rates.append(r)
-                if abs(r - fair) / fair > tol:
-                    good = False
-            # settled: how evenly the flows share what the link carried
-            mean = sum(rates) / len(rates)
-            if t >= (p0 + p1) / 2:
-                devs.extend(abs(r - mean) / mean if mean else 1 for r in rates)
-            if good and ok_from is None:
-                ok_from = t + window * bin_s	# the window's end
+        # whole bins of the phase (they lie on a grid of bin_s); a bin in
+        # which the flows carried less than half the link is a stall of
+        # the emulated guest (every flow stops at once): it is left out,
+        # and convergence is timed in the bins that ran
+        t = math.ceil(p0 / bin_s - 1e-6) * bin_s
+        ran = []
+        while t + bin_s <= p1 + 1e-6:
+            got = [bytes_in(byid[i], bin_s, t, t + bin_s) if i in byid else 0
+                   for i in active]
+            if sum(got) >= full / 2:
+                ran.append(got)
+            else:
+                stalled += 1
             t += bin_s
-        conv.append(round(1000 * (ok_from - p0)) if ok_from is not None else -1)
+        ok_at = None
+        for n in range(window, len(ran) + 1):
+            got = [sum(b[k] for b in ran[n - window:n]) for k in range(len(active))]
+            total = sum(got)
+            # a share of what the flows carried, not a rate against the link
+            good = all(abs(g * len(active) / total - 1) <= tol for g in got)
+            if n > len(ran) / 2:	# settled: the second half
+                mean = total / len(got)
+                devs.extend(abs(g - mean) / mean for g in got)
+            if good and ok_at is None:
+                ok_at = n
+        for b in ran[len(ran) // 2:]:
+            carried += sum(b)
+            nbins += 1
+        conv.append(round(1000 * ok_at * bin_s) if ok_at is not None else -1)
     worst = -1 if not conv or -1 in conv else max(conv)
+    # when each flow's first byte came, after its join (+-one bin)
+    late = [byid[i]["first_bin_s"] - a for a, _, i in sched if i in byid]
     print("conv_max_ms=%d" % worst)
     print("conv_list='%s'" % " ".join(str(c) for c in conv))
     print("dev_mean_pct=%d" % (round(100 * sum(devs) / len(devs)) if devs else -1))
+    print("util=%d" % (round(100 * carried / (nbins * full)) if nbins else -1))
+    print("stalled_bins=%d" % stalled)
+    print("start_late_ms=%d" % (round(1000 * max(late)) if len(late) == len(sched) else -1))
 
 
 def main():
@@ -118,7 +142,8 @@ def main():
             raise ValueError(sys.argv[1])
     except (OSError, ValueError, KeyError, IndexError) as e:
         print("# flows.py: %s" % e)
-        print("jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 conv_max_ms=-1 dev_mean_pct=-1")
+        print("missing=-1 jain=-1 min_pct=-1 util=-1 udp_ratio=-1 tcp_min=-1 tcp_max=-1 "
+              "conv_max_ms=-1 dev_mean_pct=-1")
 
 
 main()

@@ -6,6 +6,8 @@
 # queue is afq, then pfifo with the same buffer.  Goodput per flow over
 # the steady part of each run gives Jain's index: afq must reach 0.95 and
 # hold the UDP sender near its share; pfifo must be measurably worse.
+# Every flow started is in the index: one that never reaches the
+# receiver counts with goodput 0 (flows.py share's expected count).
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -27,7 +29,8 @@ topo_modules sch_afq
 topo_init afqfair
 topo_build $((TCP_HOSTS + 1)) >/dev/null
 
-# run N QDISC...: one run; sets jain, util, udp_ratio, tcp_min, tcp_max
+# run N QDISC...: one run; sets jain, util, udp_ratio, tcp_min, tcp_max,
+# missing (flows started that the receiver never saw)
 run()
 {
 	local n=$1 hosts per i t0 udp dir
@@ -47,17 +50,21 @@ run()
 	flows_send $((TCP_HOSTS + 1)) --id 999 --udp "$udp" --size 1400 \
 		--duration "$DUR" --start-at "$t0"
 	flows_wait || topo_log "a flow endpoint failed"
+	# the TCP flows started and the UDP sender
 	flows_eval share "$(echo "$t0 $WARM" | awk '{print $1 + $2}')" \
-		"$(echo "$t0 $DUR" | awk '{print $1 + $2 - 1}')" "$LINK_BPS"
+		"$(echo "$t0 $DUR" | awk '{print $1 + $2 - 1}')" "$LINK_BPS" \
+		$((hosts * per + 1))
 	topo_log "N=$n $1: jain $jain util $util% udp $udp_ratio% of share," \
-		"tcp $tcp_min..$tcp_max% (Mbit/s: $goodputs)"
-	CASES+=("{\"n\": $n, \"qdisc\": \"$1\", \"jain\": $jain, \"util_pct\": $util, \"udp_share_pct\": $udp_ratio, \"tcp_min_pct\": $tcp_min, \"tcp_max_pct\": $tcp_max}")
+		"tcp $tcp_min..$tcp_max% (Mbit/s: $goodputs), $missing of" \
+		"$((hosts * per + 1)) flows never seen"
+	CASES+=("{\"n\": $n, \"qdisc\": \"$1\", \"missing\": $missing, \"jain\": $jain, \"util_pct\": $util, \"udp_share_pct\": $udp_ratio, \"tcp_min_pct\": $tcp_min, \"tcp_max_pct\": $tcp_max}")
 }
 
 for n in 2 8 32; do
 	run "$n" afq limit $BUFFER
 	j_afq=$jain
 	u_afq=$udp_ratio
+	tap_ok "missing == 0" "N=$n: afq: every one of the $((n + 1)) flows reached the receiver ($missing missing)"
 	tap_ok "$(awk -v j="$j_afq" 'BEGIN { print (j >= 0.95) }')" \
 		"N=$n: afq Jain index $j_afq >= 0.95"
 	tap_ok "u_afq > 0 && u_afq <= 130" \
