@@ -531,6 +531,7 @@ static const struct xs_field sqr_xs_fields[] = {
 	XS(recovery_last, XS_U64),
 	XS_LINE,
 	XS(fault_outages, XS_U64), XS(fault_drops, XS_U64), XS(lost, XS_U64),
+	XS(window_lost, XS_U64),
 };
 
 static int sqr_print_xstats(struct qdisc_util *qu, FILE *f,

@@ -71,6 +71,7 @@
 #include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
+#include <asm/unaligned.h>
 #include <net/dst.h>
 #include <net/dst_metadata.h>
 #include <net/netlink.h>
@@ -122,6 +123,8 @@ struct sqr_sched_data {
 	struct hrtimer timer;		/* expiry, poll, release, injector */
 	u64 timer_at;			/* when it is armed for; 0: not */
 	u64 seen_up;			/* the last dequeue found the link up */
+	u64 poll_up;			/* ... and the timer's last read */
+	struct sqr_win win_link;	/* copies expired since either */
 	bool forced_down;		/* TCA_SQR_FORCE down in force */
 	/* the fault injector */
 	u64 fault_start;		/* the change that armed it */
@@ -132,6 +135,8 @@ struct sqr_sched_data {
 	struct sqr_hb hb;		/* probes sent and answered */
 	u32 hb_id;			/* ours, in every probe */
 	u64 hb_next;			/* when the next probe is due */
+	u64 hb_good;			/* the newest answered probe was sent */
+	struct sqr_win win_hb;		/* copies expired since */
 	struct list_head node;		/* in sqr_instances */
 	struct tc_sqr_xstats st;
 };
@@ -288,11 +293,27 @@ static u8 *sqr_ring_move(struct sqr_sched_data *q, u8 *buf, u32 size)
 	return old;
 }
 
+/* When the carrier was last read up, by a dequeue or the timer */
+static u64 sqr_link_good(const struct sqr_sched_data *q)
+{
+	return max(q->seen_up, q->poll_up);
+}
+
+/* What left before the newest answered probe, less this, got through: a
+ * probe skips the queues, and data still in another TX ring may cross
+ * the link after it
+ */
+static u64 sqr_hb_guard(const struct sqr_sched_data *q)
+{
+	return q->set.guard_ns + q->set.hb_ns;
+}
+
 /* Free the copies whose hold is over.  Lazily: a late free only costs
  * memory, an early one could lose a packet.
  */
 static void sqr_expire(struct sqr_sched_data *q, u64 now)
 {
+	u64 good = sqr_link_good(q);
 	struct sqr_rec *rec;
 
 	while ((rec = sqr_oldest(q)) &&
@@ -302,6 +323,11 @@ static void sqr_expire(struct sqr_sched_data *q, u64 now)
 		/* the injector lost its original and nobody noticed */
 		if (rec->wire_lost)
 			q->st.lost++;
+		/* a failure not yet found may have lost it */
+		sqr_win_expire(&q->win_link, good, q->set.guard_ns, rec->tx_ns);
+		if (q->set.hb_ns)
+			sqr_win_expire(&q->win_hb, q->hb_good, sqr_hb_guard(q),
+				       rec->tx_ns);
 		q->st.expired++;
 		sqr_ring_drop(q, rec);
 		if (clone)
@@ -359,6 +385,21 @@ static bool sqr_copyable(struct sk_buff *skb, u32 copy_max)
 		skb->len);
 }
 
+/* A frame of @len bytes (copy_max at most) into the ring, 8 bytes at a
+ * time: memcpy() may be a "rep movsb", which is slow to start on many
+ * CPUs for a frame this short, and byte by byte in an emulated one.  @to
+ * is 8-aligned with room rounded up to 8; @from is read to @len only.
+ */
+static void sqr_copy_frame(u64 *to, const u8 *from, u32 len)
+{
+	u32 i, words = len / 8;
+
+	for (i = 0; i < words; i++)
+		to[i] = get_unaligned((const u64 *)from + i);
+	for (i = words * 8; i < len; i++)
+		((u8 *)to)[i] = from[i];
+}
+
 static void sqr_rec_fill(struct sqr_rec *rec, const struct sk_buff *skb)
 {
 	rec->len = skb->len;
@@ -379,7 +420,7 @@ static void sqr_rec_fill(struct sqr_rec *rec, const struct sk_buff *skb)
 		rec->csum_offset = skb->csum_offset;
 	}
 	if (!skb->data_len)
-		memcpy(rec + 1, skb->data, skb->len);
+		sqr_copy_frame((u64 *)(rec + 1), skb->data, skb->len);
 	else
 		skb_copy_bits(skb, 0, rec + 1, skb->len);
 }
@@ -580,6 +621,24 @@ static bool sqr_primary_down(const struct sqr_sched_data *q)
 	       !sqr_dev_ok(qdisc_dev(q->sch));
 }
 
+/* Who found a failure: the carrier or a device event, the heartbeat, or
+ * a verdict that brings its own account (the injector counts its losses
+ * exactly, an external detector knows its own bound)
+ */
+enum sqr_by {
+	SQR_BY_LINK,
+	SQR_BY_HB,
+	SQR_BY_VERDICT,
+};
+
+/* Who found the primary down, sqr_primary_down() being true */
+static enum sqr_by sqr_down_by(const struct sqr_sched_data *q)
+{
+	if (q->hb.down)
+		return SQR_BY_HB;
+	return q->forced_down || q->fault_down ? SQR_BY_VERDICT : SQR_BY_LINK;
+}
+
 static bool sqr_backup_ok(const struct sqr_sched_data *q)
 {
 	return sqr_same_port(q) ? sqr_primary_ok(q) : sqr_dev_ok(q->backup);
@@ -713,20 +772,31 @@ static void sqr_divert_child(struct Qdisc *sch)
 	}
 }
 
-/* The link was found down at @now; @onset is when it failed, 0 unknown,
- * and copies sent more than @guard before it got through.  *@pending, if
- * set, is a packet dequeued but not sent: it goes behind the copies and
- * before the child's packets, which are all newer.
+/* The link was found down at @now, @by whom; @onset is when it failed, 0
+ * unknown, and copies sent more than @guard before it got through.
+ * *@pending, if set, is a packet dequeued but not sent: it goes behind
+ * the copies and before the child's packets, which are all newer.
  */
-static void sqr_fail(struct Qdisc *sch, u64 now, u64 onset, u64 guard,
-		     struct sk_buff **pending)
+static void sqr_fail(struct Qdisc *sch, u64 now, enum sqr_by by, u64 onset,
+		     u64 guard, struct sk_buff **pending)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
 	struct sqr_rec *rec;
+	u64 n_link, n_hb;
 
 	if (!(sqr_fsm_down(&q->fsm, &q->set.fsm, now) & SQR_A_COMMIT))
 		return;
 	q->st.failures++;
+	/* what expired since the detector last knew the link good; both
+	 * windows start over
+	 */
+	n_link = sqr_win_detect(&q->win_link, sqr_link_good(q),
+				q->set.guard_ns);
+	n_hb = sqr_win_detect(&q->win_hb, q->hb_good, sqr_hb_guard(q));
+	if (by == SQR_BY_LINK)
+		q->st.window_lost += n_link;
+	else if (by == SQR_BY_HB)
+		q->st.window_lost += n_hb;
 	if (onset && now >= onset) {
 		q->st.detect_latency_last = now - onset;
 		q->st.detect_latency_max = max(q->st.detect_latency_max,
@@ -779,8 +849,8 @@ static void sqr_fault_run(struct Qdisc *sch, u64 now,
 			q->st.fault_outages++;
 		} else if (ev == SQR_F_DETECT) {
 			q->fault_down = true;
-			sqr_fail(sch, now, q->fault_onset, q->set.guard_ns,
-				 pending);
+			sqr_fail(sch, now, SQR_BY_VERDICT, q->fault_onset,
+				 q->set.guard_ns, pending);
 		} else if (ev == SQR_F_END) {
 			q->fault_down = false;
 		}
@@ -830,12 +900,13 @@ static bool sqr_hb_tick(struct Qdisc *sch, u64 now, u32 *seq)
 	if (sqr_hb_verdict(&q->hb, q->set.hb_miss) > 0) {
 		/* in any state: a failure during fail-back counts too.  What
 		 * left a heartbeat before the newest answered probe got
-		 * through: a probe skips the queues, and data still in
-		 * another TX ring may cross the link after it.
+		 * through (see sqr_hb_guard()).  Its time is the newest
+		 * really answered: a change that starts the count over
+		 * answers none.
 		 */
 		q->st.hb_failures++;
-		sqr_fail(sch, now, sqr_hb_onset(&q->hb),
-			 q->set.guard_ns + q->set.hb_ns, NULL);
+		sqr_fail(sch, now, SQR_BY_HB, q->hb_good, sqr_hb_guard(q),
+			 NULL);
 	}
 	q->hb_next = now + q->set.hb_ns;
 	q->st.hb_sent++;
@@ -871,8 +942,10 @@ static void sqr_hb_echoed(struct net_device *dev, const struct sqr_hb_msg *m)
 		return;
 	q = qdisc_priv(root);
 	spin_lock(qdisc_lock(root));
-	if (q->set.hb_ns && m->id == q->hb_id && sqr_hb_echo(&q->hb, m->seq))
+	if (q->set.hb_ns && m->id == q->hb_id && sqr_hb_echo(&q->hb, m->seq)) {
 		q->st.hb_echoes++;
+		q->hb_good = max(q->hb_good, sqr_hb_onset(&q->hb));
+	}
 	spin_unlock(qdisc_lock(root));
 }
 
@@ -971,7 +1044,9 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 		sqr_fault_run(sch, now, NULL);
 	probe_due = sqr_hb_tick(sch, now, &probe);
 	if (q->fsm.state == SQR_STATE_UP && sqr_primary_down(q))
-		sqr_fail(sch, now, 0, 0, NULL);
+		sqr_fail(sch, now, sqr_down_by(q), 0, 0, NULL);
+	else if (q->fsm.state == SQR_STATE_UP)
+		q->poll_up = now;
 	if (q->fsm.state == SQR_STATE_UP)
 		sqr_expire(q, now);
 
@@ -1112,7 +1187,7 @@ again:
 		if (!sqr_primary_down(q))
 			q->seen_up = now;
 		else
-			sqr_fail(sch, now, 0, 0, &skb);
+			sqr_fail(sch, now, sqr_down_by(q), 0, 0, &skb);
 	}
 	if (!skb)
 		return NULL;	/* found down just now: held, not sent */
@@ -1156,7 +1231,7 @@ static void sqr_reset(struct Qdisc *sch)
 	if (!refcount_read(&sch->refcnt))
 		return;
 	if (!sqr_dev_ok(qdisc_dev(sch)))
-		sqr_fail(sch, ktime_get_ns(), 0, 0, NULL);
+		sqr_fail(sch, ktime_get_ns(), SQR_BY_LINK, 0, 0, NULL);
 	qdisc_reset(q->child);
 }
 
@@ -1368,12 +1443,14 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 				    "sqr: mark has bits outside mark_mask");
 		return -EINVAL;
 	}
+	/* A detector slower than hold is allowed (memory may bound hold
+	 * below it), with a warning: what expires before a detection is
+	 * not resent, and window_lost counts it.
+	 */
 	if ((s->detect & SQR_DETECT_CARRIER) && s->hold_ns &&
-	    s->poll_ns >= s->hold_ns) {
+	    s->poll_ns >= s->hold_ns)
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_POLL] ?: tb[TCA_SQR_HOLD],
-				    "sqr: poll must be shorter than hold, or a failure is found after the copies are gone");
-		return -EINVAL;
-	}
+				    "sqr: poll not shorter than hold: an idle port's failure may be found after the copies are gone (window_lost counts them)");
 	if (s->hb_ns && s->hb_ns < 10 * NSEC_PER_USEC) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_HB_INTERVAL],
 				    "sqr: a heartbeat interval below 10us only burns the CPU");
@@ -1381,12 +1458,10 @@ static int sqr_settings_parse(struct sqr_settings *s, struct nlattr **tb,
 	}
 	/* the probe after the last one missed finds the failure */
 	if (s->hb_ns && s->hold_ns &&
-	    (s->hb_miss + 1) * s->hb_ns >= s->hold_ns) {
+	    (s->hb_miss + 1) * s->hb_ns >= s->hold_ns)
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_HB_INTERVAL] ?:
 				    tb[TCA_SQR_HB_MISS] ?: tb[TCA_SQR_HOLD],
-				    "sqr: (hb_miss + 1) x heartbeat must be shorter than hold, or a failure is found after the copies are gone");
-		return -EINVAL;
-	}
+				    "sqr: (hb_miss + 1) x heartbeat not shorter than hold: a gray failure is found after the copies are gone (window_lost counts them)");
 	if (s->fsm.release == SQR_RELEASE_TIMER &&
 	    s->fsm.reconf_ns >= s->fsm.max_hold_ns) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_RECONF] ?:
@@ -1528,6 +1603,11 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 		q->hb.down_at = q->hb.sent;
 		q->hb.down = q->hb.down && s.hb_ns;
 		q->hb_next = ktime_get_ns();
+		if (!s.hb_ns) {
+			/* turned on again, it knows nothing until answered */
+			q->hb_good = 0;
+			q->win_hb = (struct sqr_win){ 0 };
+		}
 	}
 	if (fault_changed) {
 		/* the injector starts over from this change */
@@ -1537,7 +1617,7 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	}
 	if (force == SQR_FORCE_DOWN) {
 		q->forced_down = true;
-		sqr_fail(sch, ktime_get_ns(), 0, 0, NULL);
+		sqr_fail(sch, ktime_get_ns(), SQR_BY_VERDICT, 0, 0, NULL);
 	} else if (force == SQR_FORCE_UP) {
 		q->forced_down = false;
 	}
@@ -1783,7 +1863,7 @@ static void sqr_dev_event(struct sqr_sched_data *q, struct net_device *dev,
 	spin_lock_bh(qdisc_lock(sch));
 	if (dev == qdisc_dev(sch) && (q->set.detect & SQR_DETECT_NOTIFIER) &&
 	    !sqr_dev_ok(dev))
-		sqr_fail(sch, ktime_get_ns(), 0, 0, NULL);
+		sqr_fail(sch, ktime_get_ns(), SQR_BY_LINK, 0, 0, NULL);
 	if (dev == q->backup && event == NETDEV_UNREGISTER) {
 		gone = dev;
 		q->backup = NULL;

@@ -157,6 +157,61 @@ static inline bool sqr_commit_copy(u64 tx_ns, u64 onset_ns, u64 guard_ns)
 	return !onset_ns || tx_ns + guard_ns >= onset_ns;
 }
 
+/* ---- the unavoidable window ---- */
+
+/* A failure whose onset is not known (the carrier, a device event, the
+ * heartbeat) began after @good, the last moment the detector knew the
+ * link good (a carrier read that found it up, the newest answered probe),
+ * and was found later.  A copy that expired in between may have been
+ * lost with its original: nothing resends it.  Counted are the copies
+ * the commit rule would have resent had the failure been found at @good
+ * (sent at good - guard or later, see sqr_commit_copy()) and that expired
+ * before the detection: an upper bound, as the failure may have begun
+ * later than @good.  Expiry runs oldest first, so the copies counted are
+ * the newest expired ones; a later @good clears them once the newest of
+ * them (@front) was sent before it less guard.  If not (a @good newer
+ * than the expiry front only by less than guard, which needs guard
+ * longer than hold), the count stays: still an upper bound.
+ */
+struct sqr_win {
+	u64 good;	/* the link was last known good */
+	u64 front;	/* the newest expired copy was sent */
+	u64 at_risk;	/* expired copies sent at good - guard or later */
+};
+
+/* The detector knew the link good at @good */
+static inline void sqr_win_good(struct sqr_win *w, u64 good, u64 guard)
+{
+	if (good <= w->good)
+		return;
+	w->good = good;
+	if (!sqr_commit_copy(w->front, good, guard))
+		w->at_risk = 0;
+}
+
+/* A copy sent at @tx expires; @good as for sqr_win_good() */
+static inline void sqr_win_expire(struct sqr_win *w, u64 good, u64 guard,
+				  u64 tx)
+{
+	sqr_win_good(w, good, guard);
+	if (sqr_commit_copy(tx, w->good, guard))
+		w->at_risk++;
+	w->front = tx;
+}
+
+/* A failure is detected: the copies it may have lost unresent; the
+ * window starts over
+ */
+static inline u64 sqr_win_detect(struct sqr_win *w, u64 good, u64 guard)
+{
+	u64 n;
+
+	sqr_win_good(w, good, guard);
+	n = w->at_risk;
+	w->at_risk = 0;
+	return n;
+}
+
 /* Room for one more copy of @len bytes?  A full ring stops caching (the
  * paper's backstop); it never evicts a copy that may still be needed.
  */

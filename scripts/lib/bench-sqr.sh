@@ -53,11 +53,18 @@ for r in $(seq 1 "$ROUNDS"); do
 	echo "sqr round $r of $ROUNDS" >&2
 	for ((i = 0; i < ${#CONFIGS[@]}; i++)); do
 		c=${CONFIGS[(i + r) % ${#CONFIGS[@]}]}
-		tc qdisc del dev "$DEV" root 2>/dev/null
-		# shellcheck disable=SC2086	# the spec is a word list
-		tc qdisc add dev "$DEV" root handle 1: ${c#*=} || topo_die "cannot set up ${c#*=}"
-		pps=$(pktgen_run "$DEV" 1)
-		eval "$(counters)"
+		# a run that a signal cut short (pktgen stops then, and gives
+		# no rate) is run again on a fresh qdisc, twice at most
+		for try in 1 2 3; do
+			tc qdisc del dev "$DEV" root 2>/dev/null
+			# shellcheck disable=SC2086	# the spec is a word list
+			tc qdisc add dev "$DEV" root handle 1: ${c#*=} ||
+				topo_die "cannot set up ${c#*=}"
+			pps=$(pktgen_run "$DEV" 1)
+			eval "$(counters)"
+			[ "${pps:-0}" -gt 0 ] && [ "$packets" -ge "$PACKETS" ] && break
+			echo "${c%%=*}: ${pps:-no} pps, $packets of $PACKETS sent (try $try)" >&2
+		done
 		[ "${pps:-0}" -gt 0 ] && [ "$packets" -ge "$PACKETS" ] ||
 			topo_die "${c%%=*}: ${pps:-no} pps, $packets of $PACKETS sent"
 		echo "${c%%=*} $pps $r" >>"$DIR/samples"

@@ -410,6 +410,11 @@ struct tc_sqr_xstats {
 	__u64 hb_echoes;	/* ... and answered */
 	__u64 hb_failures;	/* failures the heartbeat found */
 	__u64 hb_xmit_errors;	/* probes the device would not take (no miss) */
+	__u64 window_lost;	/* copies expired between the link last known
+				 * good and a failure's detection (carrier,
+				 * device event, heartbeat): may have been
+				 * lost unresent (an upper bound)
+				 */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

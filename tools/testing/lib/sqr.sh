@@ -13,6 +13,8 @@
 #   sqr_rpc_server DIR  lib/rpc.py serving on the receiver's port 5001
 #   sqr_rpc_call ARGS   lib/rpc.py calling it from the first sender
 #   sqr_timeouts        the first sender's TCP retransmission timeouts
+#   sqr_drops_start, sqr_drops
+#                       where the kernel drops IPv4 packets meanwhile
 
 SQR_BACKUP_MAC=
 
@@ -137,4 +139,59 @@ sqr_timeouts()
 {
 	ip netns exec "$(topo_sender_ns 1)" nstat -az TcpExtTCPTimeouts |
 		awk '$1 == "TcpExtTCPTimeouts" { print $2 }'
+}
+
+SQR_TRACE=/sys/kernel/tracing
+
+# Trace every IPv4 packet the kernel drops (kfree_skb, not consume_skb),
+# from now on, anywhere in the guest
+sqr_drops_start()
+{
+	local ev=$SQR_TRACE/events/skb/kfree_skb
+
+	[ -d "$ev" ] || topo_die "no kfree_skb tracepoint: tracefs missing?"
+	echo 0 >"$ev/enable"
+	echo 'protocol == 2048' >"$ev/filter" &&
+		: >"$SQR_TRACE/trace" &&
+		echo 1 >"$ev/enable" || topo_die "cannot trace kfree_skb"
+}
+
+# Stop tracing; set the drops by where they happened (the drop site's
+# function, as /proc/kallsyms names it):
+#   drop_detached  dropped by a port's qdisc (reason QDISC_DROP): a port
+#                  whose own qdisc was swapped for noop_qdisc on carrier
+#                  loss (linkwatch's dev_deactivate()), before any qdisc
+#                  of ours; sqr's own drops are in its counters
+#   drop_stopped   delivered by a veth to a peer already stopped or down
+#                  (enqueue_to_backlog: not running; __dev_forward_skb2:
+#                  not up): lost "on the wire"
+#   drop_other     anything else
+# shellcheck disable=SC2034	# the results are the caller's
+sqr_drops()
+{
+	echo 0 >"$SQR_TRACE/events/skb/kfree_skb/enable"
+	eval "$(python3 -c '
+import bisect, re, sys
+syms = []
+for l in open("/proc/kallsyms"):
+    f = l.split()
+    if f[1] in "tT":
+        syms.append((int(f[0], 16), f[2]))
+syms.sort()
+ks = [a for a, _ in syms]
+n = {"detached": 0, "stopped": 0, "other": 0}
+for l in open(sys.argv[1]):
+    m = re.search(r"kfree_skb:.*location=(?:0x)?([0-9a-f]+) reason: (\w+)", l)
+    if not m:
+        continue
+    fn = syms[bisect.bisect_right(ks, int(m.group(1), 16)) - 1][1]
+    if m.group(2) == "QDISC_DROP":
+        n["detached"] += 1
+    elif fn in ("enqueue_to_backlog", "__dev_forward_skb2"):
+        n["stopped"] += 1
+    else:
+        n["other"] += 1
+        print("echo \"# drop at %s (%s)\" >&2;" % (fn, m.group(2)))
+for k, v in n.items():
+    print("drop_%s=%d" % (k, v))' "$SQR_TRACE/trace")"
 }

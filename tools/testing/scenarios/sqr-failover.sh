@@ -13,9 +13,9 @@
 # packet arrives out of order, duplicates stay few.  Without (hold 0, the
 # same failover otherwise): exactly the packets the outage swallowed are
 # lost.  When the veth goes down Linux itself drops what it routes to the
-# port between detaching its qdisc and moving the route (the route failure
-# time, before any qdisc): those never reached sqr and are reported, the
-# check is that every packet sqr took arrived.
+# port between detaching its qdisc and moving the route (before any
+# qdisc): those never reach sqr; the test traces the kernel's drops and
+# checks that the packets lost with sqr are exactly those.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# counters arrive by eval
 set -u
@@ -104,26 +104,48 @@ lost_plain=$((lost_plain + COUNT - distinct))
 # a run may see no packet in the detection window; four together do
 tap_ok "lost_plain > 0" "the injected outages without copies lost $lost_plain packets in all"
 
-# a real failure: the receiver's end of r0 goes down for OUT seconds
+# a real failure: the receiver's end of r0 goes down for OUT seconds.
+# Where the kernel drops packets meanwhile is traced (sqr_drops): a packet
+# r0 sends after the receiver began closing eth0 (its "running" bit goes
+# first, its carrier, and so r0's, only after eth0's own queues are torn
+# down, an RCU grace period later) is dropped on delivery, lost on the
+# wire: sqr's copies make up for those.  Then linkwatch swaps r0's qdisc
+# for noop_qdisc and only after that marks the route through r0 down:
+# packets the FIB sends to r0 in between are dropped by noop_qdisc, before
+# any qdisc of ours (sqr can take nothing while detached), whatever sqr
+# does.  So with sqr: every lost packet is one of those, exactly, and none
+# that reached sqr is lost; without copies: the wire's losses too.
+plain_wire=0
+plain_lost=0
 for out in 0.05 0.3; do
 	for mode in sqr nosqr; do
 		opts="$HOLD $backup"
 		[ $mode = nosqr ] && opts="hold 0 $backup"
 		sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
+		sqr_drops_start
 		sqr_stream "down-$out-$mode" "$COUNT" "$RATE" "sqr_rx_down $out"
+		sqr_drops
 		eval "$(sqr_counters)"
+		lost=$((COUNT - distinct))
 		# what reached sqr: sent on r0 (bstats) or diverted to the
 		# backup (copies come on top); the rest took the backup route
-		# once the FIB saw the link down, or was lost before that
+		# once the FIB saw the link down, or was dropped before that
 		took=$((packets + diverted))
-		echo "# down ${out}s, $mode: $distinct of $COUNT arrived ($((COUNT - distinct))" \
-			"lost), $dups duplicates, $reordered out of order; sqr took $took" \
-			"(failures $failures committed $committed resent $resent diverted $diverted)"
+		echo "# down ${out}s, $mode: $distinct of $COUNT arrived ($lost lost), $dups" \
+			"duplicates, $reordered out of order; sqr took $took (failures $failures" \
+			"committed $committed resent $resent diverted $diverted window_lost" \
+			"$window_lost); kernel drops: $drop_stopped on the wire, $drop_detached at" \
+			"the detached port, $drop_other elsewhere"
 		if [ $mode = sqr ]; then
-			tap_ok "failures >= 1 && distinct >= took" \
-				"eth0 down ${out}s, sqr: every packet sqr took arrived ($distinct >= $took)"
-			# the FIB moves new packets to b0 at once, sqr's timer
-			# sends the copies a softirq later: a copy may trail them
+			# (took counts the ARP and ND packets too: no bound)
+			tap_ok "failures >= 1 && drop_other == 0 && lost == drop_detached" \
+				"eth0 down ${out}s, sqr: none that reached sqr lost; the $lost lost are exactly the $drop_detached the detached port dropped before it"
+			tap_ok "resent >= drop_stopped && window_lost == 0" \
+				"eth0 down ${out}s, sqr: the $drop_stopped lost on the wire resent ($resent resent), found within hold (window_lost $window_lost)"
+			# the FIB moves new packets to b0 once the route is
+			# down, while sqr's timer sends the copies a softirq
+			# later: each resent copy may arrive behind new packets,
+			# and nothing else is out of order
 			tap_ok "reordered <= resent" \
 				"eth0 down ${out}s, sqr: out of order only resent copies at most ($reordered of $resent)"
 			# the onset is unknown: the whole ring is resent, about
@@ -132,7 +154,10 @@ for out in 0.05 0.3; do
 			tap_ok "dups <= committed && committed <= 40" \
 				"eth0 down ${out}s, sqr: $dups duplicates of $committed resent copies (bound: what hold covers)"
 		else
-			tap_ok "failures >= 1" "eth0 down ${out}s, no copies: $((COUNT - distinct)) lost"
+			tap_ok "failures >= 1 && drop_other == 0 && lost == drop_detached + drop_stopped" \
+				"eth0 down ${out}s, no copies: $lost lost, $drop_stopped on the wire and $drop_detached at the detached port"
+			plain_wire=$((plain_wire + drop_stopped))
+			plain_lost=$((plain_lost + lost))
 		fi
 		sw tc qdisc del dev r0 root
 		# both ends up again before the next run
@@ -142,6 +167,7 @@ for out in 0.05 0.3; do
 		done
 	done
 done
+tap_ok "plain_lost > 0" "the real outages without copies lost $plain_lost packets, $plain_wire of them on the wire (sqr resends those)"
 tap_ok "$(cat /sys/module/sch_sqr/parameters/held_pkts) == 0 && $(cat /sys/module/sch_sqr/parameters/buffers) == 0" \
 	"no packet and no copy buffer held once the qdiscs are gone"
 tap_done

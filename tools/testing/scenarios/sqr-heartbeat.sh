@@ -9,7 +9,9 @@
 # device).  After HB_MISS probes unanswered in a row sqr fails over to
 # the backup link b0 with the copies it holds, and comes back when the
 # probes are answered again.  With heartbeats nothing is lost and order
-# is kept; with the carrier alone, what the filter dropped is lost.  Idle,
+# is kept; with the carrier alone, what the filter dropped is lost.  With
+# a verdict later than hold, what expired meanwhile is lost and
+# window_lost counts it, close above; within hold it counts 0.  Idle,
 # the probes raise no false alarm; deleting the qdisc while echoes arrive
 # every 50 us crashes nothing.
 # shellcheck source-path=SCRIPTDIR
@@ -72,8 +74,33 @@ tap_ok "hb_failures >= 1 && failures == hb_failures && committed > 0" \
 tap_ok "distinct == COUNT" "gray failure, heartbeat: none lost ($distinct of $COUNT arrived)"
 tap_ok "reordered == 0 && dups <= 100" \
 	"gray failure, heartbeat: order kept ($reordered out of order), $dups duplicates (bound: hold x rate)"
+tap_ok "window_lost == 0" \
+	"gray failure found within hold: nothing expired unresent in the window (window_lost $window_lost)"
 sw tc -s qdisc show dev r0 | grep -q "state up"
 tap_ok "$? == 0" "the probes answered again: back on the primary"
+sw tc qdisc del dev r0 root
+
+# 2b. the same failure found after hold: hold 5 ms, the heartbeat's
+# verdict after (HB_MISS + 1) x HB = 22 ms (accepted with a warning).
+# What expired before the verdict is lost, and window_lost counts it: all
+# of it (the lost packets were sent after the newest answered probe), and
+# at most those sent from HB + dedup_guard before that probe to the
+# failure's onset on top, one probe interval or two, 2 x HB x RATE = 8
+# packets; timers here come late by a few ms, so the margin is 30.
+sw tc qdisc replace dev r0 root handle 1: sqr hold 5ms poll 200us heartbeat $HB \
+	hb_miss $HB_MISS $backup 2>"$TOPO_TMP/late.err" || topo_die "sqr, late heartbeat"
+grep -q "Warning: sqr: (hb_miss + 1) x heartbeat not shorter than hold" "$TOPO_TMP/late.err"
+tap_ok "$? == 0" "a heartbeat slower than hold: accepted, with a warning"
+sqr_stream gray-late "$COUNT" "$RATE" gray
+eval "$(sqr_counters)"
+lost=$((COUNT - distinct))
+echo "# late heartbeat: $distinct of $COUNT arrived ($lost lost), $dups duplicates, $reordered" \
+	"out of order; hb_failures $hb_failures committed $committed expired $expired" \
+	"window_lost $window_lost detect_latency ${detect_latency_last}ns"
+tap_ok "hb_failures >= 1 && lost > 0" \
+	"gray failure found after hold: $lost packets lost (found $((detect_latency_last / 1000)) us after the newest answered probe)"
+tap_ok "window_lost >= lost && window_lost <= lost + 30" \
+	"gray failure found after hold: window_lost $window_lost, an upper bound close to the $lost lost"
 sw tc qdisc del dev r0 root
 
 # 3. the same without heartbeats: the carrier stays up, nothing is found

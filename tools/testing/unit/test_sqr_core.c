@@ -6,7 +6,8 @@
  * a model FIFO), the failure state machine in the paper's two deployments
  * (ShareBackup: the same port after a reconfiguration delay; local
  * rerouting: a backup port at once) and its edge cases, the fault
- * injector's schedule, and the heartbeat's frame and verdict.
+ * injector's schedule, the heartbeat's frame and verdict, and the
+ * unavoidable window's count (against the copies really lost).
  */
 #include <string.h>
 
@@ -674,6 +675,77 @@ static void test_hb(void)
 	      "after 2^31 and more probes unanswered: the newest's echo brings it back");
 }
 
+/* The unavoidable window: a stream of copies, one every 100 ns, held
+ * 1000; the link known good at every packet sent until a failure at
+ * @fail, found at @detect.  Returns the count; *@lost: the copies that
+ * really expired unresent after the failure began.
+ */
+static u64 win_run(u64 fail, u64 detect, u64 guard, u64 *lost)
+{
+	struct sqr_win w = { 0 };
+	u64 oldest = 0, now, good = 0;
+
+	*lost = 0;
+	for (now = 0; now < detect; now += 100) {
+		if (now < fail)
+			good = now;	/* a dequeue read the carrier up */
+		/* expiry, as the dequeue does it: oldest first */
+		for (; oldest + 1000 <= now; oldest += 100) {
+			sqr_win_expire(&w, good, guard, oldest);
+			*lost += oldest >= fail;
+		}
+	}
+	return sqr_win_detect(&w, good, guard);
+}
+
+static void test_win(void)
+{
+	struct sqr_win w = { 0 };
+	u64 n, lost;
+	bool ok;
+
+	n = win_run(50000, 50000 + 900, 5, &lost);
+	CHECK(n == 0 && lost == 0, "found within hold: nothing expired in the window (%llu)",
+	      (ull)n);
+	n = win_run(50000, 50000 + 5000, 5, &lost);
+	CHECK(lost == 40 && n == 41,
+	      "found 5 hold late: 40 copies lost, counted 41 (the one sent at the last good read) (%llu, %llu)",
+	      (ull)n, (ull)lost);
+	n = win_run(50050, 50050 + 5000, 5, &lost);
+	CHECK(lost == 40 && n == 41, "a failure between two reads: the same bound (%llu)",
+	      (ull)n);
+	n = win_run(50000, 50000 + 5000, 250, &lost);
+	CHECK(lost == 40 && n == 43, "guard 250: the copies sent up to 250 before the last good read count too (%llu)",
+	      (ull)n);
+	ok = true;
+	for (u64 f = 20000; f < 21000; f += 7)
+		for (u64 d = f; d < f + 6000; d += 113) {
+			n = win_run(f, d, 5, &lost);
+			ok &= n >= lost && n <= lost + 1;
+		}
+	CHECK(ok, "every onset and detection: an upper bound, by at most the copy at the last good read");
+
+	/* the heartbeat's kind: good comes late (an echo), behind the front */
+	sqr_win_expire(&w, 1000, 0, 900);
+	sqr_win_expire(&w, 1000, 0, 1000);
+	sqr_win_expire(&w, 1000, 0, 1100);
+	CHECK(w.at_risk == 2, "expired at or after good count (%llu)", (ull)w.at_risk);
+	sqr_win_good(&w, 1050, 0);
+	CHECK(w.at_risk == 2, "a good time older than the front: the count stays, an upper bound");
+	sqr_win_good(&w, 1000, 0);
+	CHECK(w.good == 1050, "good never goes back");
+	sqr_win_good(&w, 1101, 0);
+	CHECK(w.at_risk == 0, "a good time after the front clears the count");
+	sqr_win_expire(&w, 1101, 0, 1200);
+	CHECK(sqr_win_detect(&w, 1101, 0) == 1 && w.at_risk == 0,
+	      "detection takes the count, the window starts over");
+	w = (struct sqr_win){ 0 };
+	sqr_win_expire(&w, 0, 5, 10);
+	sqr_win_expire(&w, 0, 5, 20);
+	CHECK(sqr_win_detect(&w, 0, 5) == 2,
+	      "never known good (a heartbeat never answered): every expired copy counts");
+}
+
 int main(void)
 {
 	test_parse();
@@ -686,5 +758,6 @@ int main(void)
 	test_fsm_walk();
 	test_fault();
 	test_hb();
+	test_win();
 	return unit_done();
 }
