@@ -71,7 +71,6 @@
 #include <linux/random.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
-#include <asm/unaligned.h>
 #include <net/dst.h>
 #include <net/dst_metadata.h>
 #include <net/netlink.h>
@@ -385,21 +384,6 @@ static bool sqr_copyable(struct sk_buff *skb, u32 copy_max)
 		skb->len);
 }
 
-/* A frame of @len bytes (copy_max at most) into the ring, 8 bytes at a
- * time: memcpy() may be a "rep movsb", which is slow to start on many
- * CPUs for a frame this short, and byte by byte in an emulated one.  @to
- * is 8-aligned with room rounded up to 8; @from is read to @len only.
- */
-static void sqr_copy_frame(u64 *to, const u8 *from, u32 len)
-{
-	u32 i, words = len / 8;
-
-	for (i = 0; i < words; i++)
-		to[i] = get_unaligned((const u64 *)from + i);
-	for (i = words * 8; i < len; i++)
-		((u8 *)to)[i] = from[i];
-}
-
 static void sqr_rec_fill(struct sqr_rec *rec, const struct sk_buff *skb)
 {
 	rec->len = skb->len;
@@ -420,7 +404,7 @@ static void sqr_rec_fill(struct sqr_rec *rec, const struct sk_buff *skb)
 		rec->csum_offset = skb->csum_offset;
 	}
 	if (!skb->data_len)
-		sqr_copy_frame((u64 *)(rec + 1), skb->data, skb->len);
+		memcpy(rec + 1, skb->data, skb->len);
 	else
 		skb_copy_bits(skb, 0, rec + 1, skb->len);
 }
