@@ -311,15 +311,20 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 	struct sk_buff_head q;
 	struct sird_cfg cfg;
 	u32 n, i, off;
-	u64 now;
+	u64 now, slack;
 
 	__skb_queue_head_init(&q);
 	shoal_sird_cfg(sird->sn, &cfg);
 	spin_lock(&sird->lock);
 	now = ktime_get_ns();
+	/* a grant may go up to one packet's time early: a timer per grant
+	 * would make the timer's own lateness the rate
+	 */
+	slack = sird_pace_ns(&cfg, cfg.mss);
 	for (i = 0; i < SHOAL_SIRD_BURST; i++) {
-		if (cfg.rate_bps && now < sird->next_ns) {
-			hrtimer_set_expires(t, ns_to_ktime(sird->next_ns));
+		if (cfg.rate_bps && now + slack < sird->next_ns) {
+			hrtimer_set_expires(t, ns_to_ktime(sird->next_ns -
+							   slack));
 			ret = HRTIMER_RESTART;
 			break;
 		}
