@@ -110,57 +110,77 @@ static inline __be32 afq_flow_ports(const struct sk_buff *skb, int off)
 	return p ? *p : 0;
 }
 
+/* TCP or UDP over IPv4, not a fragment: the dissector's fields */
+static inline bool afq_flow_hash_ip(const struct sk_buff *skb, int nh,
+				    u8 mode, const siphash_key_t *key,
+				    u64 *hash)
+{
+	const struct iphdr *iph;
+	struct iphdr buf;
+
+	iph = skb_header_pointer(skb, nh, sizeof(buf), &buf);
+	if (!iph || iph->ihl < 5 || ip_is_fragment(iph) ||
+	    (iph->protocol != IPPROTO_TCP && iph->protocol != IPPROTO_UDP))
+		return false;
+	*hash = afq_flow_hash_v4(iph->saddr, iph->daddr,
+				 afq_flow_ports(skb, nh + iph->ihl * 4),
+				 iph->protocol, mode, key);
+	return true;
+}
+
+/* TCP or UDP right after the IPv6 header: the fields afq_flow_addrs()
+ * and afq_flow_hash_fields() take from the dissector's keys
+ */
+static inline bool afq_flow_hash_ipv6(const struct sk_buff *skb, int nh,
+				      u8 mode, const siphash_key_t *key,
+				      u64 *hash)
+{
+	struct afq_flow_fields f = {};
+	const struct ipv6hdr *ip6;
+	struct ipv6hdr buf;
+
+	ip6 = skb_header_pointer(skb, nh, sizeof(buf), &buf);
+	if (!ip6 ||
+	    (ip6->nexthdr != IPPROTO_TCP && ip6->nexthdr != IPPROTO_UDP))
+		return false;
+	f.n_proto = htons(ETH_P_IPV6);
+	if (mode != AFQ_KEY_DST)
+		memcpy(f.src, &ip6->saddr, sizeof(f.src));
+	if (mode != AFQ_KEY_SRC)
+		memcpy(f.dst, &ip6->daddr, sizeof(f.dst));
+	if (mode != AFQ_KEY_HOSTS && mode != AFQ_KEY_SRC &&
+	    mode != AFQ_KEY_DST) {
+		f.ports = afq_flow_ports(skb, nh + sizeof(*ip6));
+		f.ip_proto = ip6->nexthdr;
+	}
+	*hash = siphash(&f, sizeof(f), key);
+	return true;
+}
+
 /* The common packets without the generic flow dissector, which was the
  * largest part of our per-packet cost (make bench): TCP or UDP over IPv4
  * (not a fragment) or over IPv6 without extension headers, no VLAN tag
  * in the skb and no BPF flow dissector attached.  For those the
  * dissector reads exactly these fields at these offsets, so the hash is
- * the same; false sends everything else (tunnels, fragments, options,
- * other protocols) to the dissector.
+ * the same; false sends everything else (tunnels, fragments, extension
+ * headers, other protocols) to the dissector.  Each family's locals are
+ * in its own function: the kernel zeroes every stack variable
+ * (CONFIG_INIT_STACK_ALL_ZERO), and IPv4 should not pay for IPv6's.
  */
 static inline bool afq_flow_hash_fast(const struct sk_buff *skb, u8 mode,
 				      const siphash_key_t *key, u64 *hash)
 {
-	struct afq_flow_fields f = {};
-	const struct ipv6hdr *ip6;
-	const struct iphdr *iph;
-	union {
-		struct iphdr v4;
-		struct ipv6hdr v6;
-	} buf;
 	int nh = skb_network_offset(skb);
-	struct flow_keys k;
 
 	if (skb_vlan_tag_present(skb) || !skb->dev ||
 	    rcu_access_pointer(init_net.bpf.run_array[NETNS_BPF_FLOW_DISSECTOR]) ||
 	    rcu_access_pointer(dev_net(skb->dev)->bpf.run_array[NETNS_BPF_FLOW_DISSECTOR]))
 		return false;
-	if (skb->protocol == htons(ETH_P_IP)) {
-		iph = skb_header_pointer(skb, nh, sizeof(buf.v4), &buf.v4);
-		if (!iph || iph->ihl < 5 || ip_is_fragment(iph) ||
-		    (iph->protocol != IPPROTO_TCP &&
-		     iph->protocol != IPPROTO_UDP))
-			return false;
-		*hash = afq_flow_hash_v4(iph->saddr, iph->daddr,
-					 afq_flow_ports(skb, nh + iph->ihl * 4),
-					 iph->protocol, mode, key);
-		return true;
-	}
-	if (skb->protocol != htons(ETH_P_IPV6))
-		return false;
-	ip6 = skb_header_pointer(skb, nh, sizeof(buf.v6), &buf.v6);
-	if (!ip6 || (ip6->nexthdr != IPPROTO_TCP &&
-		     ip6->nexthdr != IPPROTO_UDP))
-		return false;
-	/* the dissector's keys for such a packet, then the same hash */
-	k.control.addr_type = FLOW_DISSECTOR_KEY_IPV6_ADDRS;
-	memcpy(&k.addrs.v6addrs.src, &ip6->saddr, sizeof(ip6->saddr));
-	memcpy(&k.addrs.v6addrs.dst, &ip6->daddr, sizeof(ip6->daddr));
-	k.ports.ports = afq_flow_ports(skb, nh + sizeof(*ip6));
-	k.basic.ip_proto = ip6->nexthdr;
-	f.n_proto = htons(ETH_P_IPV6);
-	*hash = afq_flow_hash_fields(&f, &k, mode, key);
-	return true;
+	if (skb->protocol == htons(ETH_P_IP))
+		return afq_flow_hash_ip(skb, nh, mode, key, hash);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return afq_flow_hash_ipv6(skb, nh, mode, key, hash);
+	return false;
 }
 
 /* What the flow dissector gives, for any packet */

@@ -117,6 +117,11 @@ struct calq_sched_data {
 	u64 wd_wait;			/* nwc: the day start last waited for */
 	bool timed;			/* the settings need the clock */
 	struct qdisc_watchdog watchdog;
+	/* The fq rank's verdict on the packet being enqueued (under the
+	 * root lock), not on the stack, which the kernel zeroes for every
+	 * packet (CONFIG_INIT_STACK_ALL_ZERO: an 88-byte rep stos)
+	 */
+	struct afq_verdict v;
 };
 
 /* Arrays a configuration needs, allocated before the tree lock is taken */
@@ -470,7 +475,7 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct calq_sched_data *q = qdisc_priv(sch);
 	struct calq_skb_cb *cb = calq_cb(skb);
-	struct afq_verdict v;
+	struct afq_verdict *v = &q->v;
 	struct calq_pos r;
 	u64 now, day;
 	u32 b;
@@ -483,7 +488,7 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	now = calq_now(q);
 	if (q->clk.physical)
 		calq_sync(sch, now);
-	calq_rank_skb(q, skb, now, &r, &v);
+	calq_rank_skb(q, skb, now, &r, v);
 	day = calq_day(q->cal.head, r.off);
 	cb->fine = r.fine;
 	cb->field_off = r.field_off;
@@ -513,8 +518,8 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 queued:
 	/* only a queued packet costs its flow bytes of virtual time */
 	if (r.fq) {
-		afq_commit(&q->afq, &v);
-		q->bid_max = max(q->bid_max, v.b.bid);
+		afq_commit(&q->afq, v);
+		q->bid_max = max(q->bid_max, v->b.bid);
 	}
 	sch->q.qlen++;
 	qdisc_qstats_backlog_inc(sch, skb);
