@@ -122,6 +122,13 @@ struct calq_sched_data {
 	 * packet (CONFIG_INIT_STACK_ALL_ZERO: an 88-byte rep stos)
 	 */
 	struct afq_verdict v;
+	/* Untimed: calq_peek()'s packet and bucket, which the next dequeue
+	 * takes without searching again.  An arrival, a reset or a change
+	 * forgets it; with nothing else moving the head, a second search
+	 * would find the same packet.
+	 */
+	struct sk_buff *peeked;
+	u32 peeked_b;
 };
 
 /* Arrays a configuration needs, allocated before the tree lock is taken */
@@ -480,6 +487,7 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	u64 now, day;
 	u32 b;
 
+	q->peeked = NULL;	/* the arrival may rank before it */
 	if (calq_full(sch->q.qlen, sch->qstats.backlog, qdisc_pkt_len(skb),
 		      q->set.limit, q->set.limit_bytes)) {
 		q->xs.st.limit_drops++;
@@ -689,9 +697,13 @@ static void calq_leave(struct Qdisc *sch, struct sk_buff *skb, u64 now)
 
 static struct sk_buff *calq_peek(struct Qdisc *sch)
 {
-	u32 b;
+	struct calq_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
 
-	return calq_head_skb(sch, calq_now(qdisc_priv(sch)), &b);
+	skb = calq_head_skb(sch, calq_now(q), &q->peeked_b);
+	/* a parent (tbf, htb) dequeues right after a successful peek */
+	q->peeked = q->timed ? NULL : skb;
+	return skb;
 }
 
 static struct sk_buff *calq_dequeue(struct Qdisc *sch)
@@ -702,9 +714,15 @@ static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	u32 b;
 
-	skb = calq_head_skb(sch, now, &b);
-	if (!skb)
-		return NULL;
+	if (q->peeked) {
+		skb = q->peeked;
+		b = q->peeked_b;
+		q->peeked = NULL;
+	} else {
+		skb = calq_head_skb(sch, now, &b);
+		if (!skb)
+			return NULL;
+	}
 	cb = calq_cb(skb);
 	if (b == CALQ_B_OVERDUE) {
 		__skb_unlink(skb, &q->overdue);
@@ -755,6 +773,7 @@ static void calq_reset(struct Qdisc *sch)
 	u64 head = q->cal.head;
 
 	calq_purge(q);
+	q->peeked = NULL;
 	/* Forget the bids of the packets just dropped without clearing a
 	 * sketch of up to 64 MB here: from a head past every recorded bid,
 	 * afq_bid() treats all of them as idle flows.
@@ -992,6 +1011,7 @@ static void calq_apply(struct Qdisc *sch, const struct calq_settings *s,
 	struct cal_stats st = q->cal.st;
 	u32 i;
 
+	q->peeked = NULL;
 	if (m->bkt) {
 		for (i = 0; i < s->buckets; i++)
 			__skb_queue_head_init(&m->bkt[i].q);
