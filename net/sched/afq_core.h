@@ -125,13 +125,25 @@ static inline void afq_sketch_clear(struct afq_sketch *s)
 static inline void afq_bid(u64 prev, u64 round_now, u32 bpr, u32 len,
 			   struct afq_bid *out)
 {
-	u64 start = round_now * bpr;
+	u64 now_start, start;
+	bool exact;
 
+	/* round_now * bpr, and whether it is the true product */
+	exact = !__builtin_mul_overflow(round_now, (u64)bpr, &now_start);
+	start = now_start;
 	out->bumped = prev < start;
 	if (!out->bumped)
 		start = prev;
 	out->bid = start + len;
-	out->round = core_div64(out->bid - 1, (u64)bpr);
+	/* Most packets end in the current round (every new or idle flow's
+	 * does): then the quotient is round_now, and a 64-bit division,
+	 * a helper call under emulation, is saved.  Only when nothing
+	 * wrapped, so the result is the division's in every case.
+	 */
+	if (exact && out->bid > start && out->bid - 1 - now_start < bpr)
+		out->round = round_now;
+	else
+		out->round = core_div64(out->bid - 1, (u64)bpr);
 }
 
 /* Exact table: the slot of flow @key, taking a free one (a bid at or

@@ -89,6 +89,12 @@ struct afq_sched_data {
 	u32 bid_gen;			/* bumped when the bids are reset */
 	struct qdisc_watchdog watchdog;
 	struct tc_afq_xstats st;
+	/* The verdict on the packet being enqueued (under the root lock).
+	 * Not on the stack: the kernel zeroes every stack variable
+	 * (CONFIG_INIT_STACK_ALL_ZERO), a rep stos of 88 bytes per packet
+	 * that emulation makes costly; afq_decide() writes what is read.
+	 */
+	struct afq_verdict v;
 };
 
 /* What a queued packet needs to give its bytes back if it is dropped;
@@ -231,55 +237,55 @@ static int afq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	struct afq_sched_data *q = qdisc_priv(sch);
 	const struct afq_settings *s = &q->set;
 	u32 len = qdisc_pkt_len(skb);
-	struct afq_verdict v;
+	struct afq_verdict *v = &q->v;
 	bool pushout = false;
 	u64 hash;
 
 	hash = afq_flow_hash(skb, s->flow_key, &q->key);
-	afq_decide(&q->afq, hash, len, q->cal.head, &v);
-	if (v.horizon && !q->cal.nonempty && (len - 1) / s->bpr < s->nqueues) {
-		afq_idle_jump(q, v.b.round);
-		afq_decide(&q->afq, hash, len, q->cal.head, &v);
+	afq_decide(&q->afq, hash, len, q->cal.head, v);
+	if (v->horizon && !q->cal.nonempty && (len - 1) / s->bpr < s->nqueues) {
+		afq_idle_jump(q, v->b.round);
+		afq_decide(&q->afq, hash, len, q->cal.head, v);
 	}
-	if (v.horizon) {
+	if (v->horizon) {
 		q->st.horizon_drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 	if (afq_over(sch, s, 1, len)) {
 		pushout = s->overflow == AFQ_OVERFLOW_PUSHOUT &&
-			  afq_pushout_room(sch, v.b.round, len);
+			  afq_pushout_room(sch, v->b.round, len);
 		if (!pushout) {
 			q->st.limit_drops++;
 			return qdisc_drop(skb, sch, to_free);
 		}
 	}
-	if (v.ecn) {
+	if (v->ecn) {
 		if (INET_ECN_set_ce(skb))
 			q->st.ecn_marked++;
 		else
 			q->st.ecn_nonect++;
 	}
-	afq_queue_tail(sch, v.b.round, skb);
-	afq_commit(&q->afq, &v);
+	afq_queue_tail(sch, v->b.round, skb);
+	afq_commit(&q->afq, v);
 	afq_cb(skb)->hash = hash;
-	afq_cb(skb)->bid = v.b.bid;
+	afq_cb(skb)->bid = v->b.bid;
 	afq_cb(skb)->bid_gen = q->bid_gen;
 	if (pushout)
 		afq_pushout(sch, to_free);
 
 	q->st.enqueued++;
-	if (v.b.bumped)
+	if (v->b.bumped)
 		q->st.bid_bumps++;
 	if (q->afq.ex.slots) {
 		q->st.exact_pkts++;
-		if (v.shadow_round > v.b.round) {
+		if (v->shadow_round > v->b.round) {
 			q->st.sketch_misplaced++;
-			q->st.sketch_extra_rounds += v.shadow_round - v.b.round;
+			q->st.sketch_extra_rounds += v->shadow_round - v->b.round;
 		}
-		if (v.table_full)
+		if (v->table_full)
 			q->st.exact_table_full++;
 	}
-	q->st.max_ahead = max_t(u32, q->st.max_ahead, v.ahead);
+	q->st.max_ahead = max_t(u32, q->st.max_ahead, v->ahead);
 	q->st.active_queues_max = max(q->st.active_queues_max,
 				      q->cal.nonempty);
 	return NET_XMIT_SUCCESS;

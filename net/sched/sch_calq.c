@@ -117,6 +117,18 @@ struct calq_sched_data {
 	u64 wd_wait;			/* nwc: the day start last waited for */
 	bool timed;			/* the settings need the clock */
 	struct qdisc_watchdog watchdog;
+	/* The fq rank's verdict on the packet being enqueued (under the
+	 * root lock), not on the stack, which the kernel zeroes for every
+	 * packet (CONFIG_INIT_STACK_ALL_ZERO: an 88-byte rep stos)
+	 */
+	struct afq_verdict v;
+	/* Untimed: calq_peek()'s packet and bucket, which the next dequeue
+	 * takes without searching again.  An arrival, a reset or a change
+	 * forgets it; with nothing else moving the head, a second search
+	 * would find the same packet.
+	 */
+	struct sk_buff *peeked;
+	u32 peeked_b;
 };
 
 /* Arrays a configuration needs, allocated before the tree lock is taken */
@@ -500,11 +512,12 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct calq_sched_data *q = qdisc_priv(sch);
 	struct calq_skb_cb *cb = calq_cb(skb);
-	struct afq_verdict v;
+	struct afq_verdict *v = &q->v;
 	struct calq_pos r;
 	u64 now, day;
 	u32 b;
 
+	q->peeked = NULL;	/* the arrival may rank before it */
 	if (calq_full(sch->q.qlen, sch->qstats.backlog, qdisc_pkt_len(skb),
 		      q->set.limit, q->set.limit_bytes)) {
 		q->xs.st.limit_drops++;
@@ -513,7 +526,7 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	now = calq_now(q);
 	if (q->clk.physical)
 		calq_sync(sch, now);
-	calq_rank_skb(q, skb, now, &r, &v);
+	calq_rank_skb(q, skb, now, &r, v);
 	day = calq_day(q->cal.head, r.off);
 	cb->fine = r.fine;
 	cb->field_off = r.field_off;
@@ -543,8 +556,8 @@ static int calq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 queued:
 	/* only a queued packet costs its flow bytes of virtual time */
 	if (r.fq) {
-		afq_commit(&q->afq, &v);
-		q->bid_max = max(q->bid_max, v.b.bid);
+		afq_commit(&q->afq, v);
+		q->bid_max = max(q->bid_max, v->b.bid);
 	}
 	sch->q.qlen++;
 	qdisc_qstats_backlog_inc(sch, skb);
@@ -714,9 +727,13 @@ static void calq_leave(struct Qdisc *sch, struct sk_buff *skb, u64 now)
 
 static struct sk_buff *calq_peek(struct Qdisc *sch)
 {
-	u32 b;
+	struct calq_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
 
-	return calq_head_skb(sch, calq_now(qdisc_priv(sch)), &b);
+	skb = calq_head_skb(sch, calq_now(q), &q->peeked_b);
+	/* a parent (tbf, htb) dequeues right after a successful peek */
+	q->peeked = q->timed ? NULL : skb;
+	return skb;
 }
 
 static struct sk_buff *calq_dequeue(struct Qdisc *sch)
@@ -727,9 +744,15 @@ static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 	struct sk_buff *skb;
 	u32 b;
 
-	skb = calq_head_skb(sch, now, &b);
-	if (!skb)
-		return NULL;
+	if (q->peeked) {
+		skb = q->peeked;
+		b = q->peeked_b;
+		q->peeked = NULL;
+	} else {
+		skb = calq_head_skb(sch, now, &b);
+		if (!skb)
+			return NULL;
+	}
 	cb = calq_cb(skb);
 	if (b == CALQ_B_OVERDUE) {
 		calq_overdue_unlink(sch, skb);
@@ -783,6 +806,7 @@ static void calq_reset(struct Qdisc *sch)
 	u64 head = q->cal.head;
 
 	calq_purge(q);
+	q->peeked = NULL;
 	/* Forget the bids of the packets just dropped without clearing a
 	 * sketch of up to 64 MB here: from a head past every recorded bid,
 	 * afq_bid() treats all of them as idle flows.
@@ -1020,6 +1044,7 @@ static void calq_apply(struct Qdisc *sch, const struct calq_settings *s,
 	struct cal_stats st = q->cal.st;
 	u32 i;
 
+	q->peeked = NULL;
 	if (m->bkt) {
 		for (i = 0; i < s->buckets; i++)
 			__skb_queue_head_init(&m->bkt[i].q);

@@ -203,6 +203,46 @@ static bool find_row0_pair(const struct afq_sketch *s, u64 *h1, u64 *h2)
 	return false;
 }
 
+/* afq_bid() skips the division when the packet ends in the current
+ * round; for any input, wrapped products and bids included, it must give
+ * what the division gives.
+ */
+static void test_bid_no_division(void)
+{
+	u64 prev = 0, r, start, bid, bad = 0, fast = 0;
+	struct afq_bid b;
+	u32 bpr, len, n;
+
+	for (n = 0; n < 1000000; n++) {
+		bpr = n % 4 ? 64 + rnd(16777153) : 1 + rnd(64);
+		r = n % 3 ? rnd64() >> rnd(64) : rnd64();
+		len = 1 + rnd(n % 2 ? 65535 : bpr);
+		switch (n % 4) {
+		case 0:
+			prev = rnd64();
+			break;
+		case 1:
+			prev = r * bpr + rnd(2 * bpr);
+			break;
+		case 2:
+			prev = 0;
+			break;
+		default:
+			prev = UINT64_MAX - rnd(70000);
+			break;
+		}
+		afq_bid(prev, r, bpr, len, &b);
+		start = r * bpr;
+		bid = (prev < start ? start : prev) + len;
+		bad += b.bid != bid || b.bumped != (prev < start) ||
+		       b.round != (bid - 1) / bpr;
+		fast += b.round == r;
+	}
+	CHECK(bad == 0 && fast > 100000,
+	      "10^6 random bids (wraps included): the round is (bid - 1) / bpr every time (%llu differ), %llu of them in the current round",
+	      (ull)bad, (ull)fast);
+}
+
 static void test_sketch_minmax(void)
 {
 	u32 i1[AFQ_ROWS_MAX], i2[AFQ_ROWS_MAX];
@@ -1212,6 +1252,7 @@ int main(void)
 	test_bid_basic();
 	test_bid_sequence();
 	test_bid_limits();
+	test_bid_no_division();
 	test_sketch_minmax();
 	test_sketch_never_under();
 	test_sketch_geometry();
