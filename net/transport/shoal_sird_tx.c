@@ -148,7 +148,7 @@ static struct shoal_omsg *shoal_sird_tx_pick(struct shoal_sird_tx *tx,
 	if (k < 0)
 		return NULL;
 	tx->fair += fair;
-	/* the host's messages take their turns in order */
+	/* within a host the fewest bytes left goes first, ties in turn */
 	list_move_tail(&best[k]->tx_node, &tx->ready);
 	return best[k];
 }
