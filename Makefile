@@ -60,7 +60,7 @@ tools: $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
-tools/bpf/calq-rank: tools/bpf/calq-rank.c
+tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/exe-sibling.h
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
 
 # -mcpu=v3: the switch uses the value an atomic add returns
@@ -69,7 +69,7 @@ tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-s
 	clang $(BPF_CFLAGS) -mcpu=v3 -c -o $@ $<
 
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
-		include/uapi/linux/shoal.h
+		include/uapi/linux/shoal.h tools/exe-sibling.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra

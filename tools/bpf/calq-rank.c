@@ -23,6 +23,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "../exe-sibling.h"
+
 #define HANDLE		0x5a1
 #define PRIO		1
 
@@ -46,17 +48,7 @@ static void usage(FILE *f)
 
 static int default_obj(char *buf, size_t len)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	char *slash;
-
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	slash = strrchr(buf, '/');
-	if (!slash || (size_t)(slash - buf) + sizeof("/calq_rank.bpf.o") > len)
-		return -1;
-	strcpy(slash, "/calq_rank.bpf.o");
-	return 0;
+	return exe_sibling(buf, len, "calq_rank.bpf.o");
 }
 
 static int attach(int ifindex, const char *path, const struct calq_rank_cfg *cfg)

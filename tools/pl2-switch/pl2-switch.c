@@ -37,6 +37,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
+#include "../exe-sibling.h"
 #include "pl2_switch_core.h"
 
 #define HANDLE		0x9102
@@ -288,17 +290,7 @@ static int free_slot(int ifmap)
 
 static int default_obj(char *buf, size_t len)
 {
-	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-	char *slash;
-
-	if (n < 0)
-		return -1;
-	buf[n] = 0;
-	slash = strrchr(buf, '/');
-	if (!slash || (size_t)(slash - buf) + sizeof("/pl2_switch.bpf.o") > len)
-		return -1;
-	strcpy(slash, "/pl2_switch.bpf.o");
-	return 0;
+	return exe_sibling(buf, len, "pl2_switch.bpf.o");
 }
 
 static bool tc_attached(int ifindex)
