@@ -21,7 +21,6 @@
 #include "shoal_sock.h"
 
 #define SHOAL_TX_BURST		16	/* packets per pacer run, at most */
-#define SHOAL_TX_HOSTS		32	/* receiver hosts a pick weighs */
 #define SHOAL_TX_RETRY_NS	20000	/* a busy socket: try again then */
 
 bool shoal_sird_tx_paced(const struct shoal_net *sn)
@@ -118,9 +117,8 @@ static u64 shoal_sird_tx_order(const struct in6_addr *ip)
 static struct shoal_omsg *shoal_sird_tx_pick(struct shoal_sird_tx *tx,
 					     const struct sird_cfg *cfg)
 {
-	struct sird_tx_cand cand[SHOAL_TX_HOSTS];
-	struct shoal_omsg *best[SHOAL_TX_HOSTS];
-	struct shoal_omsg *m;
+	struct sird_tx_cand *cand = tx->cand;
+	struct shoal_omsg **best = tx->best, *m;
 	u32 n = 0, i;
 	bool fair;
 	u64 order;

@@ -28,6 +28,8 @@ struct shoal_net;
 struct shoal_sock;
 struct shoal_omsg;
 
+#define SHOAL_TX_HOSTS		32	/* receiver hosts a pick weighs */
+
 struct shoal_sird_tx {
 	spinlock_t lock;		/* everything below */
 	struct shoal_net *sn;
@@ -41,6 +43,11 @@ struct shoal_sird_tx {
 	u64 csn;			/* DATA packets sent with csn */
 	u64 fair;			/* pacer turns given to fair share */
 	u64 busy;			/* times a socket was busy */
+	/* the pick's scratch: not on the stack, which the kernel would
+	 * zero for every packet (CONFIG_INIT_STACK_ALL_ZERO)
+	 */
+	struct sird_tx_cand cand[SHOAL_TX_HOSTS];
+	struct shoal_omsg *best[SHOAL_TX_HOSTS];
 };
 
 void shoal_sird_tx_init(struct shoal_sird_tx *tx, struct shoal_net *sn);
