@@ -42,7 +42,9 @@ static void shoal_pl2_cfg(const struct shoal_net *sn, struct pl2_cfg *c)
 	c->k = READ_ONCE(sn->cfg.pl2_k);
 	c->t = READ_ONCE(sn->cfg.pl2_t);
 	c->rate_bps = (u64)mbps * 1000000ULL;
-	c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
+	c->slot_ns = READ_ONCE(sn->cfg.pl2_slot_ns);
+	if (!c->slot_ns)
+		c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
 }
 
 void shoal_pl2_net_init(struct shoal_pl2_net *pn)
