@@ -438,8 +438,12 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	list_add_tail(&m->node, &ss->done);
 	shoal_sock_arm(ss);
 	spin_unlock_bh(&ss->lock);
-	/* memory came free: messages waiting for it may get credit */
-	shoal_sird_kick(&ss->sn->sird);
+	/* memory came free: messages waiting for it may get credit (a
+	 * hint read without the lock: one that starts to wait kicks the
+	 * pacer itself)
+	 */
+	if (!list_empty(&ss->sn->sird.wanting))
+		shoal_sird_kick(&ss->sn->sird);
 	return err;
 }
 
