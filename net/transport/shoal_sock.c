@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * shoal.ko: the sockets.  socket(AF_INET or AF_INET6, SOCK_DGRAM,
- * IPPROTO_SIRD) gives a message socket (include/uapi/linux/shoal.h,
- * Documentation/shoal.md): bind() takes a Shoal port (or one is chosen at
- * the first send), sendmsg() sends one whole message, recvmsg() returns
- * one whole message, MSG_ERRQUEUE the messages that failed.  The protocol
- * number is a lookup key for socket() only: packets travel as UDP.
+ * IPPROTO_SIRD or IPPROTO_PL2) gives a message socket
+ * (include/uapi/linux/shoal.h, Documentation/shoal.md): bind() takes a
+ * Shoal port (or one is chosen at the first send), sendmsg() sends one
+ * whole message, recvmsg() returns one whole message, MSG_ERRQUEUE the
+ * messages that failed.  The two protocols differ only in how they send
+ * (PL2: shoal_pl2.c).  The protocol number is a lookup key for socket()
+ * only: packets travel as UDP.
  *
  * Locking: see shoal_sock.h.  sn->ports_lock guards writers of the port
  * table; the receive path reads it under RCU.
