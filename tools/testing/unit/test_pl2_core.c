@@ -5,7 +5,7 @@
  * the paper's numbers, the RSV-GRT estimate (the minimum of the last
  * PL2_EST_N samples), Algorithm 2 (unsolicited only after a small and
  * recent grant; a busy port sends the burst again), the RSV timeout and
- * its backoff, and the uplink's clock.
+ * its backoff, the uplink's clock, and times too large for 64 bits.
  */
 #include <stdio.h>
 
@@ -150,6 +150,44 @@ static void test_uplink(void)
 	CHECK_EQ(pl2_uplink_pending(free_ns, 30000), 0, "drained");
 }
 
+/* Found by fuzz_pl2_core: products and sums of times wrapped, turning
+ * long waits, windows and timeouts into short ones; now they saturate
+ */
+static void test_saturation(void)
+{
+	struct pl2_cfg c = paper;
+	struct pl2_peer p;
+	u64 free_ns = PL2_NS_MAX - 5, held;
+
+	CHECK_EQ(pl2_bytes_ns(1500, PL2_NS_MAX), 1,
+		 "a rate near 2^64: still rounded up, not wrapped to 0");
+	CHECK(pl2_bytes_ns(1ULL << 40, 1) == PL2_NS_MAX,
+	      "2^40 bytes at 1 bit/s saturates");
+	CHECK_EQ(pl2_bytes_ns(1ULL << 31, 8000000000000ULL), 2147484,
+		 "exact up to 2^31 bytes");
+	CHECK(pl2_slot_ns(0xffffffffU, 1) == PL2_NS_MAX,
+	      "a 4 GB slot at 1 Mbit/s saturates");
+	c.slot_ns = 1ULL << 60;
+	CHECK(pl2_wait_ns(&c, 0xffff, 0, 0) == PL2_NS_MAX,
+	      "Eq. 1: 65535 huge slots saturate, not wrap short");
+	CHECK_EQ(pl2_wait_ns(&paper, 100, PL2_NS_MAX, 10), 0,
+		 "Eq. 1: a huge delay plus pending is not a small one");
+	pl2_peer_init(&p);
+	pl2_est_add(&p.est, 1ULL << 63);
+	CHECK(pl2_recent_ns(&p) == PL2_NS_MAX,
+	      "twice a huge estimate saturates");
+	pl2_peer_init(&p);
+	pl2_est_add(&p.est, 1ULL << 62);
+	CHECK(pl2_rsv_timeout_ns(20000, &p, 0) == PL2_NS_MAX,
+	      "8 x a huge estimate saturates, not wraps below the base");
+	pl2_peer_init(&p);
+	CHECK(pl2_rsv_timeout_ns(1ULL << 60, &p, 6) == PL2_NS_MAX,
+	      "the backoff saturates");
+	held = pl2_uplink_add(&free_ns, 0, 1250, 1000000000ULL);
+	CHECK(held == PL2_NS_MAX - 5 && free_ns == PL2_NS_MAX,
+	      "the uplink's clock saturates, never goes back");
+}
+
 int main(void)
 {
 	test_slot();
@@ -160,5 +198,6 @@ int main(void)
 	test_pending();
 	test_timeout();
 	test_uplink();
+	test_saturation();
 	return unit_done();
 }
