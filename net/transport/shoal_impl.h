@@ -37,6 +37,7 @@ enum shoal_stat {
 	SHOAL_STAT_RX_TRIMMED,
 	SHOAL_STAT_RX_CE,
 	SHOAL_STAT_RX_DROP_NOMEM,
+	SHOAL_STAT_RX_DROP_NOT_UNICAST,	/* to a broadcast or multicast address */
 	SHOAL_STAT_RX_DROP_NO_SOCKET,
 	SHOAL_STAT_RX_DROP_NO_MSG,	/* control for a message we lack */
 	SHOAL_STAT_RX_DROP_MISMATCH,	/* msg_len differs from the message's */

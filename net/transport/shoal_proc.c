@@ -17,6 +17,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_TRIMMED] = "rx_trimmed",
 	[SHOAL_STAT_RX_CE] = "rx_ce",
 	[SHOAL_STAT_RX_DROP_NOMEM] = "rx_drop_nomem",
+	[SHOAL_STAT_RX_DROP_NOT_UNICAST] = "rx_drop_not_unicast",
 	[SHOAL_STAT_RX_DROP_NO_SOCKET] = "rx_drop_no_socket",
 	[SHOAL_STAT_RX_DROP_NO_MSG] = "rx_drop_no_msg",
 	[SHOAL_STAT_RX_DROP_MISMATCH] = "rx_drop_mismatch",

@@ -63,6 +63,24 @@ want=$(shoal_craft expect data)
 tap_ok "$([ "$got" = "$want" ] && echo 1 || echo 0)" \
 	"IPv6: a DATA packet counted as '$want' (got '$got')"
 
+# 2b. nothing sent to a broadcast or multicast address is answered:
+#     every host would, for one forged source (the sender hears its own
+#     broadcast too)
+for c in rsv data; do
+	for to in 10.77.0.255 ff02::1%va; do
+		before_a=$(ip netns exec "$A" cat /proc/net/shoal/stats)
+		before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+		ip netns exec "$A" "$SHOAL_CRAFT" send "$c" "$to" 4797 ||
+			topo_die "cannot send $c to $to"
+		topo_nap 0.2
+		got=$(shoal_stats_delta "$before" "$(ip netns exec "$B" cat /proc/net/shoal/stats)")
+		got_a=$(shoal_stats_delta "$before_a" "$(ip netns exec "$A" cat /proc/net/shoal/stats)")
+		tap_ok "$([ "$got" = rx_drop_not_unicast+1 ] &&
+			[ "$got_a" = rx_drop_not_unicast+1 ] && echo 1 || echo 0)" \
+			"$c to $to: dropped unanswered by both hosts (got '$got' and '$got_a')"
+	done
+done
+
 # 3. a flood of random bytes and random headers: every packet UDP hands
 #    over (a veth backlog may drop some before) counted once
 udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)
