@@ -164,10 +164,15 @@ static void shoal_pl2_arm(struct shoal_sock *ss)
 			      HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Put @b on the timed list at @at, in order */
+/* Put @b on the timed list @wait ns after @now, in order.  The sum
+ * saturates, and at the hrtimer's horizon: a time past KTIME_MAX would
+ * be a negative ktime, which fires at once, finds nothing due and arms
+ * the timer again, for ever.
+ */
 static void shoal_pl2_time(struct shoal_sock *ss, struct shoal_pl2_burst *b,
-			   u64 at)
+			   u64 now, u64 wait)
 {
+	u64 at = min_t(u64, pl2_add_sat(now, wait), KTIME_MAX);
 	struct shoal_pl2_burst *pos;
 
 	b->at = at;
@@ -190,7 +195,7 @@ static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 		   b->name_flags, b->msg_len, b->offset, b->demand, q);
 	b->rsv_ns = now;
 	wait = pl2_rsv_timeout_ns(wait, &b->dst->peer, b->tries++);
-	shoal_pl2_time(ss, b, now + wait);
+	shoal_pl2_time(ss, b, now, wait);
 }
 
 /* Up to K packets from @d's messages, oldest first; NULL if none (or no
@@ -414,7 +419,7 @@ void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		return;
 	}
 	b->state = SHOAL_PL2_GRANTED;
-	shoal_pl2_time(ss, b, now + wait);
+	shoal_pl2_time(ss, b, now, wait);
 	shoal_pl2_arm(ss);
 }
 
