@@ -26,6 +26,7 @@
  *
  * Locking: see shoal_pl2.h.
  */
+#include <linux/hash.h>
 #include <linux/slab.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -73,10 +74,12 @@ static u32 shoal_pl2_wire_len(const struct sk_buff *skb,
 	return skb->len + sizeof(struct udphdr) + ip + ETH_HLEN;
 }
 
+/* Every bit of the address counts: the low bits of a v4-mapped one, as
+ * a little-endian word, are its first octet, the same for a whole subnet
+ */
 static u32 shoal_pl2_hash(const struct in6_addr *ip)
 {
-	return (__force u32)(ip->s6_addr32[2] ^ ip->s6_addr32[3]) %
-	       SHOAL_PL2_DST_HASH;
+	return hash_32(ipv6_addr_hash(ip), SHOAL_PL2_DST_BITS);
 }
 
 static struct shoal_pl2_dst *shoal_pl2_dst_find(struct shoal_sock *ss,
