@@ -4,7 +4,8 @@
 
   shoal_craft.py list                     the cases, one a line
   shoal_craft.py expect CASE              the counters CASE moves ("name+N ...")
-  shoal_craft.py send CASE ADDR PORT      send CASE's packet
+  shoal_craft.py send CASE ADDR PORT      send CASE's packet (ADDR may be
+                                          a broadcast, or multicast%dev)
   shoal_craft.py flood N ADDR PORT        N random packets, half near-valid
   shoal_craft.py raw SRC DST PORT         2 IPv4 packets UDP must refuse
   shoal_craft.py udp COUNTER              this namespace's Udp COUNTER (snmp)
@@ -112,6 +113,7 @@ def family(addr):
 
 def send(payloads, addr, port, tos=0):
     s = socket.socket(family(addr), socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
     if tos:
         if family(addr) == socket.AF_INET6:
             s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, tos)
