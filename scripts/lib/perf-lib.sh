@@ -35,19 +35,27 @@ perf_burst()
 	awk -v r="$1" 'BEGIN { b = r * 1e6 / 8 / 250; printf "%d", b < 4000 ? 4000 : b }'
 }
 
-# perf_fifo RATE_MBIT QLIMIT [ECN_BYTES]: the switch port r0 at RATE over
-# one drop-tail FIFO of QLIMIT full packets' bytes for every transport:
-# sch_trim with nothing eligible for trimming and no header queue (control
-# packets get no priority TCP's ACKs do not get), which keeps its peak
-# length in packets and bytes exactly (data_qlen_max, data_backlog_max)
-# and, with ECN_BYTES, sets CE on ECT packets leaving while more wait
+# perf_fifo RATE_MBIT QLIMIT [ECN_BYTES|off [CTRL_DSCP]]: the switch port
+# r0 at RATE over one drop-tail FIFO of QLIMIT full packets' bytes for
+# every transport: sch_trim with nothing eligible for trimming, which keeps
+# its peak length in packets and bytes exactly (data_qlen_max,
+# data_backlog_max) and, with ECN_BYTES, sets CE on ECT packets leaving
+# while more wait.  Without CTRL_DSCP there is no header queue (control
+# packets get no priority TCP's ACKs do not get); with it, packets of that
+# DSCP go to a band served first (strict), as PL2's RSVs and GRTs on the
+# paper's switch (802.1Q priority)
 perf_fifo()
 {
-	local ecn=()
+	local opts=()
 
-	[ -n "${3:-}" ] && ecn=(ecn_thresh "$3")
+	[ "${3:-off}" != off ] && opts+=(ecn_thresh "$3")
+	if [ -n "${4:-}" ]; then
+		opts+=(ctrl_dscp "$4" sched strict)
+	else
+		opts+=(ctrl_dscp none)
+	fi
 	topo_link_qdisc "${1}mbit" "$(perf_burst "$1")" 10000000 trim limit 100000 \
-		limit_bytes $(($2 * 1514)) "${ecn[@]}" ctrl_dscp none elig_dscp 63 ||
+		limit_bytes $(($2 * 1514)) "${opts[@]}" elig_dscp 63 ||
 		topo_die "cannot set up the switch port at $1 Mbit/s"
 }
 
