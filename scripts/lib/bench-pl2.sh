@@ -57,6 +57,9 @@ INC_SIZE=${BENCH_PL2_INCAST_SIZE:-65536}	# bytes an incast message
 INC_OUT=${BENCH_PL2_INCAST_OUTSTANDING:-4}	# in flight per incast sender
 RESEND_MS=${BENCH_PL2_RESEND_MS:-50}		# as the SIRD part's
 MODES=${BENCH_PL2_MODES:-counter clock}		# pl2-switch --mode, one run each
+# the rate PL2 is told (pl2_rate_mbps, and the switch's slot): the link's;
+# below it, headroom for an emulated link that delivers less than its rate
+RATE=${BENCH_PL2_RATE:-$LINK}
 # more pl2-switch options and sysctls of every host (ablations, e.g.
 # "net.shoal.pl2_t=0": no unsolicited bursts)
 SWITCH=${BENCH_PL2_SWITCH:-}
@@ -64,8 +67,8 @@ SYSCTLS=${BENCH_PL2_SYSCTLS:-}
 PORT=4800
 DIR=${VM_OUT:-/tmp}/bench-pl2
 PERF_DIR=$DIR
-# a slot: a full frame at the link rate, as the endpoint counts it
-SLOT_NS=$((1514 * 8 * 1000 / LINK))
+# a slot: a full frame at that rate, as the endpoint counts it
+SLOT_NS=$((1514 * 8 * 1000 / RATE))
 
 [ -x "$PERF" ] || topo_die "missing $PERF (make tools)"
 rm -rf "$DIR"
@@ -83,7 +86,7 @@ done
 
 # PL2 as the paper runs it (K 4) at the emulated link's rate; resends
 # after RESEND_MS (the guest's round trip swings by milliseconds)
-perf_on_hosts sysctl -qw net.shoal.pl2_rate_mbps="$LINK" net.shoal.resend_ms="$RESEND_MS" \
+perf_on_hosts sysctl -qw net.shoal.pl2_rate_mbps="$RATE" net.shoal.resend_ms="$RESEND_MS" \
 	net.ipv4.tcp_congestion_control=cubic || topo_die "the hosts' sysctls"
 if [ -n "$SYSCTLS" ]; then
 	# shellcheck disable=SC2086	# a word list
@@ -126,6 +129,13 @@ phase()
 		--duration "$DUR" --drain 20 --connections 8 \
 		>"$DIR/$name-rpc.json" 2>"$DIR/$name-rpc.txt" &
 	pids+=($!)
+	if [ "$ph" = incast ]; then
+		# the link's real rate over the middle half of the arrivals
+		topo_nap "$(awk -v d="$DUR" 'BEGIN { print d / 4 }')"
+		perf_port_sample "$DIR/$name.rate"
+		topo_nap "$(awk -v d="$DUR" 'BEGIN { print d / 2 }')"
+		perf_port_sample "$DIR/$name.rate"
+	fi
 	wait "${pids[@]}"
 	topo_qdisc_save "$DIR/$name.qdisc"
 	if [ "$p" = pl2 ]; then
@@ -150,13 +160,13 @@ topo_link_qdisc_del
 perf_servers_stop
 
 python3 - "$DIR" "$LINK" "$INCAST" "$QLIMIT" "$DUR" "$RPC_SIZE" "$RPC_RATE" "$INC_SIZE" \
-	"$INC_OUT" "$SWITCH" "$SYSCTLS" <<'PY'
+	"$INC_OUT" "$SWITCH" "$SYSCTLS" "$RATE" <<'PY'
 import json, sys
 d = sys.argv[1]
 link, incast, qlimit, dur, rsz, rrate, isz, iout = (float(sys.argv[2]), int(sys.argv[3]),
     int(sys.argv[4]), sys.argv[5], int(sys.argv[6]), sys.argv[7], int(sys.argv[8]),
     int(sys.argv[9]))
-switch, sysctls = sys.argv[10], sys.argv[11]
+switch, sysctls, rate = sys.argv[10], sys.argv[11], float(sys.argv[12])
 # bytes on the wire below a Shoal header: UDP, IPv4, Ethernet
 HDR, UNDER = 32, 8 + 20 + 14
 
@@ -183,17 +193,21 @@ print("senders -> switch -> 1 server; every link %g Mbit/s both ways (tbf), the 
 print("FIFO of %d full packets (%d KB) for all, DSCP CS6 (Shoal's control packets: RSV, GRT, ACK,"
       " ...) in a band" % (qlimit, qlimit * 1514 / 1000))
 print("served first%s" % ("; every host: " + sysctls if sysctls else ""))
+if rate != link:
+    print("PL2 told a rate of %g Mbit/s (pl2_rate_mbps, the switch's slot), not the link's"
+          % rate)
 print("RPCs: %d-byte requests answered by 8 bytes, %s a second (Poisson), %s s a phase; incast:"
       " each sender" % (rsz, rrate, dur))
 print("%d messages of %d KB in flight, offering its whole uplink (together %d%% of the server's"
       " link)" % (iout, isz / 1000, incast * 100))
 print()
-print("%-11s %-6s %6s %7s %7s %7s %7s %6s %5s %5s %5s" % ("transport", "phase", "RPCs", "p50 ms",
-      "p99 ms", "max ms", "incast", "of link", "peak", "KB", "drops"))
+print("%-11s %-6s %6s %7s %7s %7s %7s %6s %5s %5s %5s %5s" % ("transport", "phase", "RPCs",
+      "p50 ms", "p99 ms", "max ms", "incast", "of link", "wire", "peak", "KB", "drops"))
 print("(RPCs: completed (failed or unanswered); p50..max: their completion times; incast: its")
 print(" goodput, Mbit/s (all incast bytes answered over the longest sender's time), and that as")
-print(" a fraction of the link; peak, KB, drops: the port's longest data queue in packets and KB,")
-print(" and its drops)")
+print(" a fraction of the link; wire: what the port sent over the middle half of the arrivals,")
+print(" a fraction of its rate; peak, KB, drops: its longest data queue in packets and KB, and")
+print(" its drops)")
 res, order = {}, []
 for line in open(d + "/runs"):
     t, ph = line.split()
@@ -215,6 +229,11 @@ for line in open(d + "/runs"):
         el = max([c["elapsed_s"] for c in got] or [0])
         r["gp"] = sum(c["messages"]["completed_bytes"] for c in got) * 8 / el / 1e6 if el else None
         r["inc_lost"] = sum(c["messages"]["failed"] + c["messages"]["unanswered"] for c in got)
+        try:
+            (t0, b0), (t1, b1) = [map(int, l.split()) for l in open("%s/%s.rate" % (d, name))]
+            r["wire"] = (b1 - b0) * 8 / ((t1 - t0) / 1e9) / 1e6
+        except (OSError, ValueError):
+            pass
     q = [x for x in (load("%s/%s.qdisc" % (d, name)) or []) if x.get("handle") == "10:"]
     q = q[0] if q else {}
     r["peak"], r["kb"] = q.get("data_qlen_max", -1), q.get("data_backlog_max", -1) / 1e3
@@ -233,10 +252,11 @@ def ratio(a, b):
 for t, ph in order:
     r = res[(t, ph)]
     gp = r.get("gp")
-    print("%-11s %-6s %6s %7s %7s %7s %7s %6s %5d %5.0f %5d" % (t, ph,
+    print("%-11s %-6s %6s %7s %7s %7s %7s %6s %5s %5d %5.0f %5d" % (t, ph,
           "%d" % r.get("n", 0) + ("(%d)" % r["lost"] if r.get("lost") else ""),
           f(r.get("p50")), f(r.get("p99")), f(r.get("max")), f(gp, "%.2f"),
-          f(ratio(gp, link), "%.2f"), r["peak"], r["kb"], r["drops"]))
+          f(ratio(gp, link), "%.2f"), f(ratio(r.get("wire"), link), "%.2f"), r["peak"],
+          r["kb"], r["drops"]))
 for (t, ph), r in res.items():
     if ph == "incast" and (r.get("inc_ok", 0) < incast or r.get("inc_lost")):
         print("%s incast: %d of %d senders gave a result, %d messages failed or unanswered"

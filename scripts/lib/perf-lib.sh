@@ -160,3 +160,17 @@ perf_pl2_show()
 {
 	ip netns exec "$TOPO_SW" "$PL2SW" show -j >"$1"
 }
+
+# perf_port_sample FILE: append "<ns> <bytes>": the wall clock and the
+# bytes the switch port r0's root qdisc sent.  Two samples while a load
+# runs give the rate the emulated link really delivered (a tbf whose
+# timer fires late on a loaded guest delivers less than its rate).
+perf_port_sample()
+{
+	local t0 t1 bytes
+
+	t0=$(date +%s%N)
+	bytes=$(tc -n "$TOPO_SW" -s qdisc show dev r0 | awk '/Sent/ { print $2; exit }')
+	t1=$(date +%s%N)
+	echo "$(((t0 + t1) / 2)) $bytes" >>"$1"
+}
