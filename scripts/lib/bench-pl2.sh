@@ -30,9 +30,10 @@
 #           what completes: each sender offers its whole uplink, together
 #           BENCH_PL2_INCAST times the receiver's link)
 # Measured: the RPCs' completion time p50/p99 (request sent until its
-# answer is back), the incast's goodput as a fraction of the link, the
-# port's peak queue and drops, and from the hosts' counters PL2's control
-# bytes (RSVs and GRTs) against its data bytes.
+# answer is back), the incast's goodput as a fraction of the link, what
+# the port really sent meanwhile, its peak queue and drops, and from the
+# hosts' counters PL2's control bytes (RSVs and GRTs) against its data
+# bytes, with the switch's counters.
 # shellcheck source-path=SCRIPTDIR
 set -u
 
