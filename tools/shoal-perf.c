@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * shoal-perf - a client/server load generator for Shoal message sockets
- * (IPPROTO_SIRD) and, for comparison, TCP.
+ * (IPPROTO_SIRD, IPPROTO_PL2) and, for comparison, TCP.
  *
- *   shoal-perf server [--port P] [--proto sird|tcp] [--echo] ...
+ *   shoal-perf server [--port P] [--proto sird|pl2|tcp] [--echo] ...
  *   shoal-perf client --server ADDR[:PORT] --workload W1..W5|fixed:N
  *                     --load FRACTION --link-mbps M --duration S
- *                     [--proto sird|tcp] [--json] [--seed N] ...
+ *                     [--proto sird|pl2|tcp] [--json] [--seed N] ...
  *
  * The client offers requests as an open-loop Poisson process at
  * load x link rate / mean request size, sizes drawn from the workload's
@@ -196,7 +196,12 @@ static const struct workload workloads[] = {
 
 /* ---- options ---- */
 
-enum proto { P_SIRD, P_TCP };
+/* SIRD and PL2 sockets share one API: only socket() tells them apart */
+enum proto { P_SIRD, P_PL2, P_TCP };
+
+static const char *const proto_names[] = {
+	[P_SIRD] = "sird", [P_PL2] = "pl2", [P_TCP] = "tcp",
+};
 
 static struct {
 	bool server;
@@ -227,6 +232,25 @@ static struct {
 	.conns = DEF_CONNS,
 	.resp_size = DEF_RESP,
 };
+
+/* a Shoal message socket (SIRD or PL2), not TCP */
+static bool msg_proto(void)
+{
+	return o.proto != P_TCP;
+}
+
+static int msg_socket(void)
+{
+	int fd = socket(o.family, SOCK_DGRAM,
+			o.proto == P_PL2 ? IPPROTO_PL2 : IPPROTO_SIRD);
+
+	if (fd < 0) {
+		fprintf(stderr, "shoal-perf: socket(IPPROTO_%s) (is shoal.ko loaded?): %s\n",
+			o.proto == P_PL2 ? "PL2" : "SIRD", strerror(errno));
+		exit(1);
+	}
+	return fd;
+}
 
 static volatile sig_atomic_t stop;
 
@@ -557,7 +581,7 @@ static void size_buffers(int fd, long len)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
 	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-	if (o.proto == P_SIRD &&
+	if (msg_proto() &&
 	    !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &sl) && got / 2 < len)
 		fprintf(stderr, "shoal-perf: warning: SO_RCVBUF %d holds messages of at most %d bytes, not %ld (run as root for SO_RCVBUFFORCE)\n",
 			got, got / 2, len);
@@ -571,7 +595,7 @@ static void set_nonblock(int fd)
 		die("fcntl");
 }
 
-static ssize_t sird_send(int fd, const struct sockaddr_storage *to,
+static ssize_t msg_send(int fd, const struct sockaddr_storage *to,
 			 socklen_t tolen, const void *buf, size_t len,
 			 uint32_t flags, uint64_t reply_to, uint64_t *id,
 			 int msgflags)
@@ -600,7 +624,7 @@ static ssize_t sird_send(int fd, const struct sockaddr_storage *to,
 	return sendmsg(fd, &msg, msgflags);
 }
 
-static ssize_t sird_recv(int fd, void *buf, size_t len, int flags,
+static ssize_t msg_recv(int fd, void *buf, size_t len, int flags,
 			 struct shoal_recv_info *info,
 			 struct sockaddr_storage *from, socklen_t *fromlen)
 {
@@ -679,7 +703,7 @@ static void server_summary(void)
 	fprintf(stderr, "\n");
 }
 
-static int server_sird(void)
+static int server_msg(void)
 {
 	struct sockaddr_storage me = { .ss_family = (sa_family_t)o.family };
 	long max = sysctl_long("max_msg_len", 32L * MiB);
@@ -687,9 +711,7 @@ static int server_sird(void)
 	uint8_t *buf = buf_alloc(max + 1);
 	int fd;
 
-	fd = socket(o.family, SOCK_DGRAM, IPPROTO_SIRD);
-	if (fd < 0)
-		die("socket(IPPROTO_SIRD) (is shoal.ko loaded?)");
+	fd = msg_socket();
 	size_buffers(fd, 2 * max);
 	set_port(&me, o.port);
 	if (bind(fd, (struct sockaddr *)&me, o.family == AF_INET6 ?
@@ -709,7 +731,7 @@ static int server_sird(void)
 				continue;
 			die("poll");
 		}
-		while ((n = sird_recv(fd, buf, 1, MSG_ERRQUEUE, &info, NULL,
+		while ((n = msg_recv(fd, buf, 1, MSG_ERRQUEUE, &info, NULL,
 				      NULL)) >= 0) {
 			srv.resp_failed++;
 			srv.errs[info.error > 0 && info.error < 256 ?
@@ -718,7 +740,7 @@ static int server_sird(void)
 		for (;;) {
 			size_t rlen;
 
-			n = sird_recv(fd, buf, max + 1, 0, &info, &from,
+			n = msg_recv(fd, buf, max + 1, 0, &info, &from,
 				      &fromlen);
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR)
@@ -733,7 +755,7 @@ static int server_sird(void)
 			srv.req_bytes += n;
 			rlen = o.echo ? (size_t)n : o.resp_size;
 			/* blocking: waits for room in SO_SNDBUF */
-			if (sird_send(fd, &from, fromlen, buf, rlen,
+			if (msg_send(fd, &from, fromlen, buf, rlen,
 				      SHOAL_MSG_RESPONSE, info.id, NULL, 0) < 0) {
 				if (errno == EINTR && stop)
 					break;
@@ -972,7 +994,7 @@ static int server_tcp(void)
 
 /* ---- client ---- */
 
-/* outstanding SIRD RPCs by message id: open addressing, linear probing,
+/* outstanding Shoal RPCs by message id: open addressing, linear probing,
  * deletion by backward shift
  */
 struct rpc {
@@ -1045,7 +1067,7 @@ static uint8_t *rbuf;		/* responses */
 static size_t rbuf_len;
 
 /* sequential tiny RPCs: the median round trip, us */
-static double measure_rtt_sird(int fd)
+static double measure_rtt_msg(int fd)
 {
 	double v[RTT_PROBES];
 	struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -1055,7 +1077,7 @@ static double measure_rtt_sird(int fd)
 		struct shoal_recv_info info;
 		uint64_t id = 0, t = now_ns();
 
-		if (sird_send(fd, &o.addr, o.addrlen, sbuf, 1,
+		if (msg_send(fd, &o.addr, o.addrlen, sbuf, 1,
 			      SHOAL_MSG_REQUEST, 0, &id, 0) < 0)
 			die("sendmsg (idle RTT)");
 		for (;;) {
@@ -1063,13 +1085,13 @@ static double measure_rtt_sird(int fd)
 				fprintf(stderr, "shoal-perf: no answer to the idle RTT probe: is the server running?\n");
 				exit(1);
 			}
-			if (sird_recv(fd, rbuf, rbuf_len, MSG_ERRQUEUE, &info,
+			if (msg_recv(fd, rbuf, rbuf_len, MSG_ERRQUEUE, &info,
 				      NULL, NULL) >= 0) {
 				fprintf(stderr, "shoal-perf: idle RTT probe failed: %s\n",
 					strerror(info.error));
 				exit(1);
 			}
-			if (sird_recv(fd, rbuf, rbuf_len, 0, &info, NULL,
+			if (msg_recv(fd, rbuf, rbuf_len, 0, &info, NULL,
 				      NULL) >= 0 && info.id == id)
 				break;
 		}
@@ -1122,29 +1144,29 @@ static double measure_rtt_tcp(void)
 }
 
 static int ep;
-static int sfd = -1;		/* SIRD socket */
-static bool sird_blocked;	/* SO_SNDBUF full: wait for EPOLLOUT */
+static int sfd = -1;		/* SIRD or PL2 socket */
+static bool msg_blocked;	/* SO_SNDBUF full: wait for EPOLLOUT */
 
-static void sird_events(bool want_out)
+static void msg_events(bool want_out)
 {
 	struct epoll_event ev = { .events = EPOLLIN | (want_out ? EPOLLOUT : 0) };
 
-	if (want_out == sird_blocked)
+	if (want_out == msg_blocked)
 		return;
-	sird_blocked = want_out;
+	msg_blocked = want_out;
 	epoll_ctl(ep, EPOLL_CTL_MOD, sfd, &ev);
 }
 
 /* start the RPC of one waiting arrival; false: try again later */
 static bool start_one(const struct pend *p)
 {
-	if (o.proto == P_SIRD) {
+	if (msg_proto()) {
 		uint64_t id = 0;
 
-		if (sird_send(sfd, &o.addr, o.addrlen, sbuf, p->size,
+		if (msg_send(sfd, &o.addr, o.addrlen, sbuf, p->size,
 			      SHOAL_MSG_REQUEST, 0, &id, MSG_DONTWAIT) < 0) {
 			if (errno == EAGAIN) {
-				sird_events(true);
+				msg_events(true);
 				return false;
 			}
 			st.send_err++;
@@ -1186,19 +1208,19 @@ static void start_waiting(void)
 	}
 }
 
-static void sird_drain(void)
+static void msg_drain(void)
 {
 	struct shoal_recv_info info;
 	struct rpc r;
 	ssize_t n;
 
-	while (sird_recv(sfd, rbuf, 1, MSG_ERRQUEUE, &info, NULL, NULL) >= 0) {
+	while (msg_recv(sfd, rbuf, 1, MSG_ERRQUEUE, &info, NULL, NULL) >= 0) {
 		if (tab_take(info.id, &r))
 			count_err(info.error);
 		else
 			st.unknown++;
 	}
-	while ((n = sird_recv(sfd, rbuf, rbuf_len, 0, &info, NULL,
+	while ((n = msg_recv(sfd, rbuf, rbuf_len, 0, &info, NULL,
 			      NULL)) >= 0) {
 		if (!(info.flags & SHOAL_MSG_RESPONSE) ||
 		    !tab_take(info.id, &r)) {
@@ -1233,17 +1255,15 @@ static void client_setup(void)
 	if (!pq)
 		die("calloc");
 	set_port(&o.addr, o.port);
-	if (o.proto == P_SIRD) {
+	if (msg_proto()) {
 		tab = calloc(cap, sizeof(*tab));
 		if (!tab)
 			die("calloc");
 		tab_mask = cap - 1;
-		sfd = socket(o.family, SOCK_DGRAM, IPPROTO_SIRD);
-		if (sfd < 0)
-			die("socket(IPPROTO_SIRD) (is shoal.ko loaded?)");
+		sfd = msg_socket();
 		size_buffers(sfd, 2 * (long)rbuf_len);
 		set_nonblock(sfd);
-		st.rtt_us = measure_rtt_sird(sfd);
+		st.rtt_us = measure_rtt_msg(sfd);
 		epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
 		return;
 	}
@@ -1309,7 +1329,7 @@ static void client_run(void)
 			}
 			t_next = next_arrival(t_next, rate);
 		}
-		if (!sird_blocked)
+		if (!msg_blocked)
 			start_waiting();
 		if (now >= st.t_end && pq_head == pq_tail && !outstanding)
 			break;
@@ -1329,10 +1349,10 @@ static void client_run(void)
 		for (i = 0; i < n; i++) {
 			struct tconn *c = evs[i].data.ptr;
 
-			if (o.proto == P_SIRD) {
+			if (msg_proto()) {
 				if (evs[i].events & EPOLLOUT)
-					sird_events(false);
-				sird_drain();
+					msg_events(false);
+				msg_drain();
 				continue;
 			}
 			if (tconn_read(c, cli_tcp_done) < 0 ||
@@ -1344,7 +1364,7 @@ static void client_run(void)
 		}
 	}
 	st.unanswered = outstanding + (pq_tail - pq_head);
-	if (o.proto == P_SIRD) {
+	if (msg_proto()) {
 		socklen_t len = sizeof(st.sock);
 
 		st.have_sock = !getsockopt(sfd, SOL_SHOAL, SHOAL_SOCK_STATS,
@@ -1372,7 +1392,7 @@ static void print_text(FILE *f)
 	int i, e, any = 0;
 
 	fprintf(f, "shoal-perf: %s, workload %s (mean %.0f B), load %.2f of %.1f Mbit/s, %.1f s, seed %llu\n",
-		o.proto == P_SIRD ? "sird" : "tcp", o.wl_name, wl_mean(),
+		proto_names[o.proto], o.wl_name, wl_mean(),
 		o.load, o.link_mbps, o.duration, (unsigned long long)o.seed);
 	fprintf(f, "offered %.2f Mbit/s (issued %.2f), goodput %.2f Mbit/s, idle RTT %.0f us\n",
 		o.load * o.link_mbps, st.issued_bytes * 8.0 / o.duration / 1e6,
@@ -1424,7 +1444,7 @@ static void print_json(FILE *f)
 	int i, e, first = 1;
 
 	fprintf(f, "{\n  \"proto\": \"%s\",\n  \"workload\": \"%s\",\n",
-		o.proto == P_SIRD ? "sird" : "tcp", o.wl_name);
+		proto_names[o.proto], o.wl_name);
 	fprintf(f, "  \"mean_size\": %.1f,\n  \"max_size\": %u,\n", wl_mean(),
 		wl_max());
 	fprintf(f, "  \"load\": %g,\n  \"link_mbps\": %g,\n  \"duration_s\": %g,\n",
@@ -1524,11 +1544,11 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-"usage: shoal-perf server [--port P] [--proto sird|tcp] [--echo]\n"
+"usage: shoal-perf server [--port P] [--proto sird|pl2|tcp] [--echo]\n"
 "                         [--resp-size N] [-6] [--ready FILE]\n"
 "       shoal-perf client --server ADDR[:PORT] --workload W1..W5|fixed:N\n"
 "                         --load FRACTION --link-mbps M --duration S\n"
-"                         [--proto sird|tcp] [--json] [--seed N]\n"
+"                         [--proto sird|pl2|tcp] [--json] [--seed N]\n"
 "                         [--max-outstanding N] [--connections N]\n"
 "                         [--drain S] [--rtt-us US] [--mss B] [--bdp B]\n"
 "\n"
@@ -1619,10 +1639,12 @@ int main(int argc, char **argv)
 		case 'P':
 			if (!strcmp(optarg, "sird"))
 				o.proto = P_SIRD;
+			else if (!strcmp(optarg, "pl2"))
+				o.proto = P_PL2;
 			else if (!strcmp(optarg, "tcp"))
 				o.proto = P_TCP;
 			else
-				fail("bad --proto %s: sird or tcp", optarg);
+				fail("bad --proto %s: sird, pl2 or tcp", optarg);
 			break;
 		case 'e':
 			o.echo = true;
@@ -1691,7 +1713,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (o.server)
-		return o.proto == P_SIRD ? server_sird() : server_tcp();
+		return msg_proto() ? server_msg() : server_tcp();
 	if (!have_server || (!o.wl && !o.fixed))
 		fail("%s", "client needs --server and --workload");
 	if (!(o.load > 0) || !(o.link_mbps > 0) || !(o.duration > 0))

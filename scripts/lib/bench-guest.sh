@@ -163,10 +163,12 @@ PY
 # per-packet cost against the number of flows, fairness against the number
 # of flows, flow completion times against load, then sqr: its cost and
 # memory, and short flows across failures, then the Shoal transport
-# against TCP cubic and DCTCP; each runs its own fabric
+# against TCP cubic and DCTCP, then PL2 with its switch against cubic
+# under an incast; each runs its own fabric
 "$TREE/scripts/lib/bench-flows.sh"
 "$TREE/scripts/lib/bench-fair.sh"
 "$TREE/scripts/lib/bench-fct.sh"
 "$TREE/scripts/lib/bench-sqr.sh"
 "$TREE/scripts/lib/bench-sqr-fct.sh"
 "$TREE/scripts/lib/bench-shoal.sh"
+"$TREE/scripts/lib/bench-pl2.sh"

@@ -45,6 +45,8 @@ TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 source "$TREE/tools/testing/lib/topo.sh"
 # shellcheck source=../../tools/testing/lib/shoal.sh
 source "$TREE/tools/testing/lib/shoal.sh"
+# shellcheck source=perf-lib.sh
+source "$TREE/scripts/lib/perf-lib.sh"
 
 CLIENTS=${BENCH_SHOAL_CLIENTS:-2}
 WORKLOADS=${BENCH_SHOAL_WORKLOADS:-W1 W2 W3 W4 W5}
@@ -60,9 +62,9 @@ RPC_OUT=${BENCH_SHOAL_RPC_OUTSTANDING:-8}
 RPC_OFFER=${BENCH_SHOAL_RPC_OFFER:-3000}
 RESEND_MS=${BENCH_SHOAL_RESEND_MS:-50}	# see tools/testing/scenarios/shoal-perf.sh
 SIRD_RTT_MS=${BENCH_SHOAL_SIRD_RTT_MS:-5}	# SIRD's BDP = link rate x this
-PERF=$TREE/tools/shoal-perf
 PORT=4800
 DIR=${VM_OUT:-/tmp}/bench-shoal
+PERF_DIR=$DIR
 ECN_BYTES=$((ECN_PKTS * 1514))
 
 [ -x "$PERF" ] || topo_die "missing $PERF (make tools)"
@@ -78,44 +80,15 @@ topo_init bshoal
 trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
 topo_build "$CLIENTS" >/dev/null
 SRV=$(topo_rx_addr 4)
-HOSTS=("$TOPO_RX")
+PERF_HOSTS=("$TOPO_RX")
 for ((i = 1; i <= CLIENTS; i++)); do
-	HOSTS+=("$(topo_sender_ns "$i")")
+	PERF_HOSTS+=("$(topo_sender_ns "$i")")
 done
 
-# on_hosts CMD...: CMD in the server's and every client's namespace at once
-on_hosts()
-{
-	local ns pids=() p rc=0
-
-	for ns in "${HOSTS[@]}"; do
-		ip netns exec "$ns" "$@" &
-		pids+=($!)
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" || rc=1
-	done
-	return $rc
-}
-
-# port RATE_MBIT: the switch port at RATE, the marking FIFO below it; a
-# burst of 4 ms at the rate: a TCG guest's timers fire milliseconds late
-# on a busy host, and a tbf sends at most its burst a firing
+# port RATE_MBIT: the switch port at RATE, the marking FIFO below it
 port()
 {
-	local burst
-
-	burst=$(awk -v r="$1" 'BEGIN { b = r * 1e6 / 8 / 250; printf "%d", b < 4000 ? 4000 : b }')
-	topo_link_qdisc "${1}mbit" "$burst" 10000000 trim limit 100000 \
-		limit_bytes $((QLIMIT * 1514)) ecn_thresh "$ECN_BYTES" ctrl_dscp none \
-		elig_dscp 63 ||
-		topo_die "cannot set up the switch port at $1 Mbit/s"
-}
-
-# cc NAME: TCP congestion control of every host
-cc()
-{
-	on_hosts sysctl -qw net.ipv4.tcp_congestion_control="$1" || topo_die "tcp_congestion_control=$1"
+	perf_fifo "$1" "$QLIMIT" "$ECN_BYTES"
 }
 
 # The servers stay up throughout: one SIRD socket on PORT, and a TCP
@@ -124,27 +97,13 @@ cc()
 # otherwise taken for a broken middlebox's), and an accepted connection
 # takes the namespace's congestion control of the moment, which cc() sets
 # on every host before each run.
-on_hosts sysctl -qw net.shoal.resend_ms="$RESEND_MS" || topo_die "net.shoal.resend_ms"
-SPIDS=()
-# server NAME PROTO PORT
-server()
-{
-	ip netns exec "$TOPO_RX" "$PERF" server --proto "$2" --port "$3" \
-		--ready "$DIR/$1.ready" 2>"$DIR/server-$1.log" &
-	SPIDS+=($!)
-	TOPO_PIDS+=($!)
-	for ((i = 0; i < 400; i++)); do
-		[ -e "$DIR/$1.ready" ] && return
-		topo_nap 0.05
-	done
-	topo_die "the $1 server did not start"
-}
+perf_on_hosts sysctl -qw net.shoal.resend_ms="$RESEND_MS" || topo_die "net.shoal.resend_ms"
 declare -A SPORT=([sird]=$PORT [cubic]=$PORT [dctcp]=$((PORT + 1)))
-server sird sird "${SPORT[sird]}"
-cc dctcp
-server dctcp tcp "${SPORT[dctcp]}"
-cc cubic
-server cubic tcp "${SPORT[cubic]}"
+perf_server sird sird "${SPORT[sird]}"
+perf_cc dctcp
+perf_server dctcp tcp "${SPORT[dctcp]}"
+perf_cc cubic
+perf_server cubic tcp "${SPORT[cubic]}"
 
 # clients NAME TRANSPORT ARGS...: every client at once, DIR/NAME-I.json;
 # TRANSPORT is sird, cubic or dctcp (whose congestion control is set)
@@ -156,7 +115,7 @@ clients()
 	if [ "$t" = sird ]; then
 		proto=sird
 	elif [ "$t" != "$CC" ]; then
-		cc "$t"
+		perf_cc "$t"
 		CC=$t
 	fi
 	for ((i = 1; i <= CLIENTS; i++)); do
@@ -211,7 +170,7 @@ sird_link()
 
 	bdp=$(awk -v r="$1" -v t="$SIRD_RTT_MS" 'BEGIN { b = r * 1e3 * t / 8; printf "%d", b < 2800 ? 2800 : b }')
 	rs=$(awk -v r="$1" -v m="$RESEND_MS" 'BEGIN { t = 20 * 1514 * 8 / (r * 1e3); printf "%d", t < m ? m : t + 1 }')
-	on_hosts sysctl -qw net.shoal.bdp="$bdp" net.shoal.unsch_thresh="$bdp" \
+	perf_on_hosts sysctl -qw net.shoal.bdp="$bdp" net.shoal.unsch_thresh="$bdp" \
 		net.shoal.sird_b=$((bdp * 3 / 2)) net.shoal.resend_ms="$rs" \
 		net.shoal.sird_rate_mbps="$1" || topo_die "SIRD's sysctls for $1 Mbit/s"
 	echo "$1 $bdp $((bdp * 3 / 2)) $rs" >>"$DIR/sird-settings"
@@ -239,12 +198,7 @@ for w in $WORKLOADS; do
 	done
 done
 topo_link_qdisc_del
-for p in "${SPIDS[@]}"; do
-	kill -TERM "$p" 2>/dev/null
-	wait "$p"
-done
-TOPO_PIDS=()
-sed 's/^/# /' "$DIR"/server-*.log >&2
+perf_servers_stop
 
 python3 - "$DIR" "$CLIENTS" "$RTT" "$QLIMIT" "$ECN_PKTS" "$DUR" "$RPC_OUT" <<'PY'
 import json, re, statistics, sys

@@ -84,7 +84,8 @@ echo "  (time in the qdisc: headers ${trim_hsoj} us, data ${trim_dsoj} us on ave
 echo
 echo "Raw results: $DIR"
 
-# the afq, sqr and Shoal transport parts run their own fabrics
+# the afq, sqr, Shoal transport and PL2 parts run their own fabrics
 "$TREE/scripts/lib/demo-afq.sh"
 "$TREE/scripts/lib/demo-sqr.sh"
 "$TREE/scripts/lib/demo-shoal.sh"
+"$TREE/scripts/lib/demo-pl2.sh"

@@ -21,15 +21,17 @@ TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 source "$TREE/tools/testing/lib/topo.sh"
 # shellcheck source=../../tools/testing/lib/shoal.sh
 source "$TREE/tools/testing/lib/shoal.sh"
+# shellcheck source=perf-lib.sh
+source "$TREE/scripts/lib/perf-lib.sh"
 
 N=8
 SIZE=60000
 LINK=20		# Mbit/s
 LOAD=0.5
 DUR=${DEMO_SHOAL_SECONDS:-8}
-PERF=$TREE/tools/shoal-perf
 PORT=4800
 DIR=${VM_OUT:-/tmp}/demo-shoal
+PERF_DIR=$DIR
 rm -rf "$DIR"
 mkdir -p "$DIR"
 
@@ -40,32 +42,22 @@ topo_init demoshoal
 trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
 topo_build "$N" >/dev/null
 SRV=$(topo_rx_addr 4)
+PERF_HOSTS=("$TOPO_RX")
+for ((i = 1; i <= N; i++)); do
+	PERF_HOSTS+=("$(topo_sender_ns "$i")")
+done
 # the receiver paces credit at the port's rate; 50 ms before a resend, as
 # in the shoal-perf scenario: the guest's round trip swings up to 8 ms
-pids=()
-for ((i = 0; i <= N; i++)); do
-	ns=$TOPO_RX
-	((i)) && ns=$(topo_sender_ns "$i")
-	ip netns exec "$ns" sysctl -qw net.shoal.resend_ms=50 net.shoal.sird_rate_mbps="$LINK" &
-	pids+=($!)
-done
-wait "${pids[@]}"
+perf_on_hosts sysctl -qw net.shoal.resend_ms=50 net.shoal.sird_rate_mbps="$LINK" ||
+	topo_die "the hosts' sysctls"
 
 # run PROTO: the servers' and clients' JSON in DIR, the port's counters
 run()
 {
-	local proto=$1 spid i pids=()
+	local proto=$1 i pids=()
 
 	topo_link_qdisc "${LINK}mbit" 32k 1000000 trim limit 12 || topo_die "trim on r0"
-	ip netns exec "$TOPO_RX" "$PERF" server --proto "$proto" --port "$PORT" \
-		--ready "$DIR/$proto.ready" 2>"$DIR/$proto-server.log" &
-	spid=$!
-	TOPO_PIDS+=("$spid")
-	for ((i = 0; i < 400; i++)); do
-		[ -e "$DIR/$proto.ready" ] && break
-		topo_nap 0.05
-	done
-	[ -e "$DIR/$proto.ready" ] || topo_die "$proto server did not start"
+	perf_server "$proto" "$proto" "$PORT"
 	for ((i = 1; i <= N; i++)); do
 		ip netns exec "$(topo_sender_ns "$i")" "$PERF" client --proto "$proto" \
 			--server "$SRV:$PORT" --workload "fixed:$SIZE" --json --seed "$i" \
@@ -77,9 +69,7 @@ run()
 	wait "${pids[@]}"
 	topo_qdisc_save "$DIR/$proto.qdisc"
 	ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats >"$DIR/$proto.stats"
-	kill -TERM "$spid" 2>/dev/null
-	wait "$spid"
-	TOPO_PIDS=("${TOPO_PIDS[@]/$spid}")
+	perf_servers_stop 2>/dev/null
 }
 
 echo

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Messages over Shoal sockets (IPPROTO_SIRD) for the scenarios.
+"""Messages over Shoal sockets (IPPROTO_SIRD, or IPPROTO_PL2) for the scenarios.
 
   shoal_msgs.py recv PORT COUNT TIMEOUT [READY]
                                              receive COUNT messages on PORT,
@@ -18,11 +18,16 @@
                                              seconds until each was
                                              acknowledged (t1, t2)
 
+The protocol is SHOAL_PROTO from the environment: sird (the default) or
+pl2; the two share one socket API.  recv's JSON counts the good messages
+of each tag too ("tags": {"TAG": count}).
+
 Every message carries its tag, index and size in its first 16 bytes and a
 pattern derived from them in the rest, so the receiver can tell a
 message that arrived intact from one that did not.
 """
 import json
+import os
 import select
 import socket
 import struct
@@ -30,6 +35,8 @@ import sys
 import time
 
 IPPROTO_SIRD = 253
+IPPROTO_PL2 = 254
+PROTOS = {"sird": IPPROTO_SIRD, "pl2": IPPROTO_PL2}
 SOL_SHOAL = 299
 SHOAL_CMSG_RECV = 2
 SHOAL_SOCK_STATS = 1
@@ -49,6 +56,13 @@ def body(tag, index, size):
     return out[:size]
 
 
+def proto():
+    name = os.environ.get("SHOAL_PROTO", "sird")
+    if name not in PROTOS:
+        sys.exit("SHOAL_PROTO=%s: sird or pl2" % name)
+    return PROTOS[name]
+
+
 def family(addr):
     return socket.AF_INET6 if ":" in addr else socket.AF_INET
 
@@ -60,12 +74,13 @@ def stats(s):
 
 
 def recv(port, count, timeout, ready=None):
-    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, IPPROTO_SIRD)
+    s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, proto())
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
     s.bind(("::", port))
     if ready:
         open(ready, "w").close()
     good = bad = 0
+    tags = {}
     seen = set()
     dups = 0
     deadline = time.time() + timeout
@@ -83,16 +98,17 @@ def recv(port, count, timeout, ready=None):
         seen.add((tag, index))
         if size == len(data) and data == body(tag, index, size):
             good += 1
+            tags[str(tag)] = tags.get(str(tag), 0) + 1
         else:
             bad += 1
-    out = {"good": good, "bad": bad, "duplicates": dups,
+    out = {"good": good, "bad": bad, "duplicates": dups, "tags": tags,
            "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
     out.update(stats(s))
     print(json.dumps(out))
 
 
 def send(addr, port, count, size, tag):
-    s = socket.socket(family(addr), socket.SOCK_DGRAM, IPPROTO_SIRD)
+    s = socket.socket(family(addr), socket.SOCK_DGRAM, proto())
     start = time.time()
     for i in range(count):
         s.sendto(body(tag, i, size), (addr, port))
@@ -122,7 +138,7 @@ def pair(port, addr1, size1, addr2, size2):
     socks = []
     for addr in (addr1, addr2):
         socks.append(socket.socket(family(addr), socket.SOCK_DGRAM,
-                                   IPPROTO_SIRD))
+                                   proto()))
     bodies = [body(1, 0, size1), body(2, 0, size2)]
     start = time.time()
     for s, addr, b in zip(socks, (addr1, addr2), bodies):
