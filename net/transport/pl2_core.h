@@ -184,20 +184,34 @@ static inline bool pl2_may_unsol(const struct pl2_cfg *c,
 	       pl2_recent_ns(p);
 }
 
+static inline u64 pl2_uplink_pending(u64 free_ns, u64 now)
+{
+	return free_ns > now ? free_ns - now : 0;
+}
+
 /* A GRT with @word came at @now for a burst whose RSV left at @rsv_ns and
- * which went unsolicited or not (@unsol); @pending_ns: what the uplink
- * still holds.  Updates the peer (the estimate, the last grant) and says
- * what to do; *@wait_ns: how long from now, for PL2_SEND_AT and
+ * which went unsolicited or not (@unsol); the uplink is busy until
+ * @uplink_free_ns.  Updates the peer (the estimate, the last grant) and
+ * says what to do; *@wait_ns: how long from now, for PL2_SEND_AT and
  * PL2_UNSOL_RESEND.  The sample is this exchange's delay, but the wait
  * uses the estimate, of which it is now part.
+ *
+ * Eq. 1's pendingDataDelay is what the uplink holds when the burst is
+ * handed to it, not when the GRT comes: the burst waits first, and the
+ * uplink drains meanwhile.  Taken at the GRT, as the paper's formula
+ * reads, it would send the burst early by all the uplink sends while it
+ * waits (a previous burst of this host, typically: a slot or two).  So
+ * the burst is handed over when it should leave, less what the uplink
+ * will still hold then, which is nothing unless it is busy past that.
  */
 static inline enum pl2_grt_action pl2_on_grt(const struct pl2_cfg *c,
 					     struct pl2_peer *p, u64 now,
 					     u64 rsv_ns, u32 word, bool unsol,
-					     u64 pending_ns, u64 *wait_ns)
+					     u64 uplink_free_ns, u64 *wait_ns)
 {
 	u32 chosen = pl2_chosen(word);
 	enum pl2_grt_action a = PL2_SEND_AT;
+	u64 est, leave, held;
 
 	if (now >= rsv_ns)
 		pl2_est_add(&p->est, now - rsv_ns);
@@ -209,8 +223,13 @@ static inline enum pl2_grt_action pl2_on_grt(const struct pl2_cfg *c,
 		a = chosen > c->t ? PL2_UNSOL_RESEND : PL2_UNSOL_DONE;
 	p->last_chosen = (s32)chosen;
 	p->last_resp_ns = now;
-	*wait_ns = a == PL2_UNSOL_DONE ? 0 :
-		   pl2_wait_ns(c, chosen, pl2_est_min(&p->est), pending_ns);
+	*wait_ns = 0;
+	if (a == PL2_UNSOL_DONE)
+		return a;
+	est = pl2_est_min(&p->est);
+	leave = pl2_add_sat(now, pl2_wait_ns(c, chosen, est, 0));
+	held = pl2_uplink_pending(uplink_free_ns, leave);
+	*wait_ns = pl2_wait_ns(c, chosen, est, held);
 	return a;
 }
 
@@ -225,11 +244,6 @@ static inline u64 pl2_uplink_add(u64 *free_ns, u64 now, u64 bytes,
 
 	*free_ns = pl2_add_sat(now + pending, pl2_bytes_ns(bytes, rate_bps));
 	return pending;
-}
-
-static inline u64 pl2_uplink_pending(u64 free_ns, u64 now)
-{
-	return free_ns > now ? free_ns - now : 0;
 }
 
 #endif /* _PL2_CORE_H */

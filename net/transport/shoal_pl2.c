@@ -367,7 +367,7 @@ void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	struct shoal_pl2_burst *b;
 	enum pl2_grt_action a;
 	struct pl2_cfg c;
-	u64 now, wait, pending;
+	u64 now, wait, free_ns;
 	bool found = false;
 
 	if (d)
@@ -387,10 +387,10 @@ void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	shoal_pl2_cfg(sn, &c);
 	now = ktime_get_ns();
 	spin_lock(&sn->pl2.lock);
-	pending = pl2_uplink_pending(sn->pl2.free_ns, now);
+	free_ns = sn->pl2.free_ns;
 	spin_unlock(&sn->pl2.lock);
 	a = pl2_on_grt(&c, &d->peer, now, b->rsv_ns, pkt->word, b->unsol,
-		       pending, &wait);
+		       free_ns, &wait);
 	shoal_stat_inc(sn, SHOAL_STAT_PL2_GRTS);
 	shoal_stat_add(sn, SHOAL_STAT_PL2_RSV_GRT_NS, now - b->rsv_ns);
 	if (a == PL2_UNSOL_DONE) {

@@ -206,7 +206,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			v = pick(data, size, &at);
 			rsv = op & 0x20 ? now - (v & 0xfffff) : v;
 			unsol = op & 0x40;
+			/* when the uplink is free: anywhere, or near now */
 			pend = op & 0x80 ? pick(data, size, &at) : 0;
+			if (op & 0x08)
+				pend = sat((__uint128_t)now + (pend >> 40));
 			chosen = pl2_chosen(word);
 			if (chosen != (word >> 16 > (word & 0xffff) ?
 				       word >> 16 : (word & 0xffff)) ||
@@ -223,10 +226,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (a != (!unsol ? PL2_SEND_AT : chosen > c.t ?
 				  PL2_UNSOL_RESEND : PL2_UNSOL_DONE))
 				abort();
-			if (w != (a == PL2_UNSOL_DONE ? 0 :
-				  model_wait(c.slot_ns, chosen, model_est(&m),
-					     pend)))
+			if (a != PL2_UNSOL_DONE) {
+				/* pend is when the uplink is free: what it
+				 * holds when the burst should leave counts
+				 */
+				u64 leave = sat((__uint128_t)now +
+					       model_wait(c.slot_ns, chosen,
+							  model_est(&m), 0));
+				u64 held = pend > leave ? pend - leave : 0;
+
+				if (w != model_wait(c.slot_ns, chosen,
+						    model_est(&m), held))
+					abort();
+			} else if (w) {
 				abort();
+			}
 			resends += a == PL2_UNSOL_RESEND;
 			grts++;
 			break;

@@ -115,10 +115,21 @@ static void test_pending(void)
 	struct pl2_peer p;
 	u64 wait;
 
+	/* GRT at 500 ns, RSV-GRT 500 ns, slot 50 x 120 ns: the burst should
+	 * leave the host at 6000 - 500 = 5500 ns from now
+	 */
 	pl2_peer_init(&p);
-	/* the uplink holds 1000 ns: the burst leaves that much earlier */
-	pl2_on_grt(&paper, &p, 500, 0, 50, false, 1000, &wait);
-	CHECK_EQ(wait, 50 * 120 - 500 - 1000, "pendingDataDelay subtracted");
+	pl2_on_grt(&paper, &p, 500, 0, 50, false, 1500, &wait);
+	CHECK_EQ(wait, 50 * 120 - 500,
+		 "the uplink busy 1000 ns more: drained before the burst goes");
+	pl2_peer_init(&p);
+	pl2_on_grt(&paper, &p, 500, 0, 50, false, 500 + 5500 + 1000, &wait);
+	CHECK_EQ(wait, 50 * 120 - 500 - 1000,
+		 "busy 1000 ns past the burst's time: handed over that early");
+	pl2_peer_init(&p);
+	pl2_on_grt(&paper, &p, 500, 0, 50, false, 500 + 9000, &wait);
+	CHECK_EQ(wait, 50 * 120 - 500 - 3500,
+		 "busy 3500 ns past it: the wait shrinks by as much");
 }
 
 static void test_uplink(void)
