@@ -4,8 +4,10 @@
 
   shoal_msgs.py recv PORT COUNT TIMEOUT [READY]
                                              receive COUNT messages on PORT,
-                                             check each, print JSON; create
-                                             the file READY once bound
+                                             check each, print JSON (also
+                                             when stopped by SIGTERM);
+                                             create the file READY once
+                                             bound
   shoal_msgs.py send ADDR PORT COUNT SIZE [TAG]
                                              send COUNT messages of SIZE
                                              bytes, wait until each is
@@ -17,6 +19,11 @@
                                              each), print JSON with the
                                              seconds until each was
                                              acknowledged (t1, t2)
+  shoal_msgs.py trickle ADDR PORT SIZE INTERVAL STOP [TAG]
+                                             one message of SIZE bytes every
+                                             INTERVAL seconds until the file
+                                             STOP exists, then wait for them
+                                             as send does, print JSON
 
 The protocol is SHOAL_PROTO from the environment: sird (the default) or
 pl2; the two share one socket API.  recv's JSON counts the good messages
@@ -29,6 +36,7 @@ message that arrived intact from one that did not.
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import sys
@@ -73,6 +81,14 @@ def stats(s):
                                               STATS.size))))
 
 
+class Stopped(Exception):
+    pass
+
+
+def stopped(signum, frame):
+    raise Stopped()
+
+
 def recv(port, count, timeout, ready=None):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, proto())
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
@@ -84,23 +100,28 @@ def recv(port, count, timeout, ready=None):
     seen = set()
     dups = 0
     deadline = time.time() + timeout
-    while good + bad < count:
-        left = deadline - time.time()
-        if left <= 0 or not select.select([s], [], [], left)[0]:
-            break
-        data, anc, flags, src = s.recvmsg(64 << 20, 256)
-        if len(data) < 16:
-            bad += 1
-            continue
-        tag, index, size = struct.unpack("!IIQ", data[:16])
-        if (tag, index) in seen:
-            dups += 1
-        seen.add((tag, index))
-        if size == len(data) and data == body(tag, index, size):
-            good += 1
-            tags[str(tag)] = tags.get(str(tag), 0) + 1
-        else:
-            bad += 1
+    signal.signal(signal.SIGTERM, stopped)
+    try:
+        while good + bad < count:
+            left = deadline - time.time()
+            if left <= 0 or not select.select([s], [], [], left)[0]:
+                break
+            data, anc, flags, src = s.recvmsg(64 << 20, 256)
+            if len(data) < 16:
+                bad += 1
+                continue
+            tag, index, size = struct.unpack("!IIQ", data[:16])
+            if (tag, index) in seen:
+                dups += 1
+            seen.add((tag, index))
+            if size == len(data) and data == body(tag, index, size):
+                good += 1
+                tags[str(tag)] = tags.get(str(tag), 0) + 1
+            else:
+                bad += 1
+    except Stopped:
+        pass
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     out = {"good": good, "bad": bad, "duplicates": dups, "tags": tags,
            "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
     out.update(stats(s))
@@ -112,6 +133,22 @@ def send(addr, port, count, size, tag):
     start = time.time()
     for i in range(count):
         s.sendto(body(tag, i, size), (addr, port))
+    finish(s, start)
+
+
+def trickle(addr, port, size, interval, stop, tag):
+    s = socket.socket(family(addr), socket.SOCK_DGRAM, proto())
+    start = time.time()
+    i = 0
+    while not os.path.exists(stop) and time.time() < start + 600:
+        s.sendto(body(tag, i, size), (addr, port))
+        i += 1
+        time.sleep(interval)
+    finish(s, start)
+
+
+def finish(s, start):
+    """wait until every message is acknowledged or failed, print JSON"""
     errors = {}
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -166,6 +203,9 @@ def main(argv):
     elif len(argv) >= 6 and argv[1] == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
              int(argv[6]) if len(argv) > 6 else 0)
+    elif len(argv) >= 7 and argv[1] == "trickle":
+        trickle(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), argv[6],
+                int(argv[7]) if len(argv) > 7 else 0)
     elif len(argv) >= 7 and argv[1] == "pair":
         pair(int(argv[2]), argv[3], int(argv[4]), argv[5], int(argv[6]))
     else:
