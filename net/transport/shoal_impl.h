@@ -25,6 +25,7 @@
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
+#include "shoal_pl2.h"
 #include "shoal_sird.h"
 #include "shoal_sird_tx.h"
 #include "shoal_wire_core.h"
@@ -55,6 +56,18 @@ enum shoal_stat {
 	SHOAL_STAT_TX_TIMEOUT,		/* of which timed out */
 	SHOAL_STAT_TX_REFUSED,		/* of which refused: no socket there */
 	SHOAL_STAT_TX_RETX_PACKETS,	/* DATA sent again */
+	SHOAL_STAT_PL2_BURSTS,		/* bursts formed (an RSV each) */
+	SHOAL_STAT_PL2_BURST_PKTS,	/* DATA packets in them */
+	SHOAL_STAT_PL2_UNSOL,		/* bursts also sent unsolicited */
+	SHOAL_STAT_PL2_UNSOL_RESENT,	/* of which sent again in the slot */
+	SHOAL_STAT_PL2_GRTS,		/* GRTs for a burst waiting */
+	SHOAL_STAT_PL2_GRT_STALE,	/* GRTs for no burst waiting */
+	SHOAL_STAT_PL2_RSV_TIMEOUT,	/* RSVs without a GRT in time */
+	SHOAL_STAT_PL2_RSV_ANSWERED,	/* RSVs this host answered: no
+					 * switch on the path
+					 */
+	SHOAL_STAT_PL2_WAIT_NS,		/* Eq. 1's waits, summed */
+	SHOAL_STAT_PL2_RSV_GRT_NS,	/* RSV-GRT delays, summed */
 	SHOAL_STAT_NR
 };
 
@@ -81,6 +94,11 @@ struct shoal_cfg {
 	u32 sird_rate_mbps;	/* credit pacing (the downlink), 0: off */
 	u32 sird_tx_rate_mbps;	/* sender pacing (the uplink), 0: off */
 	u32 sird_fair_permille;	/* sender turns given to fair share */
+	u32 pl2_k;		/* packets per burst, at most */
+	u32 pl2_t;		/* unsolicited below this slot, 0: never */
+	u32 pl2_rate_mbps;	/* the links' rate: a slot's length */
+	u32 pl2_outstanding;	/* exchanges per destination host */
+	u32 pl2_rsv_timeout_us;	/* an RSV's wait for its GRT, at least */
 };
 
 #define SHOAL_PORT_HASH		256
@@ -99,6 +117,7 @@ struct shoal_net {
 	struct shoal_stats __percpu *stats;
 	struct shoal_sird sird;		/* SIRD's receiver */
 	struct shoal_sird_tx sird_tx;	/* SIRD's sender */
+	struct shoal_pl2_net pl2;	/* PL2's uplink clock */
 };
 
 extern unsigned int shoal_net_id;

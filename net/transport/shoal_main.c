@@ -36,6 +36,11 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.sird_rate_mbps = 0,
 	.sird_tx_rate_mbps = 0,
 	.sird_fair_permille = 500,	/* the paper's evaluation */
+	.pl2_k = 4,			/* the paper's K */
+	.pl2_t = 2,			/* about an RSV-GRT delay here */
+	.pl2_rate_mbps = 1000,
+	.pl2_outstanding = 1,		/* one exchange per destination */
+	.pl2_rsv_timeout_us = 20000,
 };
 
 static int __net_init shoal_net_init(struct net *net)
@@ -53,6 +58,7 @@ static int __net_init shoal_net_init(struct net *net)
 	sn->cfg = shoal_cfg_default;
 	shoal_sird_init(&sn->sird, sn);
 	shoal_sird_tx_init(&sn->sird_tx, sn);
+	shoal_pl2_net_init(&sn->pl2);
 	sn->stats = alloc_percpu(struct shoal_stats);
 	if (!sn->stats)
 		return -ENOMEM;

@@ -40,6 +40,7 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m)
 	struct sock *sk = &ss->inet.sk;
 
 	shoal_sird_tx_forget(ss, m);
+	shoal_pl2_detach(ss, m);
 	hlist_del(&m->hash);
 	list_del(&m->node);
 	sk_wmem_queued_add(sk, -(int)m->charge);
@@ -104,16 +105,15 @@ void shoal_ctrl(struct shoal_net *sn, u16 sport,
 	__skb_queue_tail(q, skb);
 }
 
-/* One DATA packet of @m; false without memory (the bytes are queued to go
- * again)
+/* One DATA packet of @m with @flags (SHOAL_F_SCHED, _RETX, _CSN) on @q;
+ * false without memory (the bytes are queued to go again)
  */
-static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
-			    u32 off, u32 len, bool retx, bool csn,
-			    struct sk_buff_head *q)
+bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
+		     u32 len, u8 flags, struct sk_buff_head *q)
 {
 	struct shoal_wire_pkt p = {
 		.type = SHOAL_T_DATA,
-		.flags = m->name_flags,
+		.flags = m->name_flags | flags,
 		.sport = ss->port,
 		.dport = m->dst.port,
 		.msg_id = m->id,
@@ -124,12 +124,6 @@ static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
 	};
 	struct sk_buff *skb;
 
-	if (off >= m->unsched)
-		p.flags |= SHOAL_F_SCHED;
-	if (retx)
-		p.flags |= SHOAL_F_RETX;
-	if (csn)
-		p.flags |= SHOAL_F_CSN;
 	skb = shoal_pkt_alloc(&p, len, GFP_ATOMIC);
 	if (!skb) {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
@@ -141,9 +135,19 @@ static bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m,
 	SHOAL_TX_CB(skb)->saddr = in6addr_any;
 	SHOAL_TX_CB(skb)->type = SHOAL_T_DATA;
 	__skb_queue_tail(q, skb);
-	if (retx)
+	if (flags & SHOAL_F_RETX)
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RETX_PACKETS);
 	return true;
+}
+
+/* SIRD's flags for a DATA packet of @m at @off: sent against credit past
+ * the unscheduled prefix
+ */
+static u8 shoal_sird_flags(const struct shoal_omsg *m, u32 off, bool retx,
+			   bool csn)
+{
+	return (off >= m->unsched ? SHOAL_F_SCHED : 0) |
+	       (retx ? SHOAL_F_RETX : 0) | (csn ? SHOAL_F_CSN : 0);
 }
 
 /* What @m may send now: the credit request once, then its unscheduled
@@ -160,6 +164,10 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	bool csn = shoal_sird_tx_csn(ss->sn);
 	enum shoal_tx_kind kind;
 
+	if (ss->pl2) {
+		shoal_pl2_push(ss, m, q);
+		return;
+	}
 	if (!m->announced) {
 		m->announced = true;
 		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
@@ -169,7 +177,8 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	while (paced && budget &&
 	       shoal_tx_next_unsched(&m->tx, m->unsched, min(m->mss, budget),
 				     &off, &len)) {
-		if (!shoal_omsg_data(ss, m, off, len, false, csn, q))
+		if (!shoal_omsg_data(ss, m, off, len,
+				     shoal_sird_flags(m, off, false, csn), q))
 			break;
 		shoal_sird_tx_sent(ss->sn, len);
 		budget -= len;
@@ -177,8 +186,10 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	while (!paced && budget &&
 	       (kind = shoal_tx_next(&m->tx, min(m->mss, budget), &off,
 				     &len)) != SHOAL_TX_NONE) {
-		if (!shoal_omsg_data(ss, m, off, len, kind == SHOAL_TX_RESEND,
-				     csn, q))
+		if (!shoal_omsg_data(ss, m, off, len,
+				     shoal_sird_flags(m, off,
+						      kind == SHOAL_TX_RESEND,
+						      csn), q))
 			break;
 		budget -= len;
 	}
@@ -196,7 +207,9 @@ u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
 
 	kind = shoal_tx_next(&m->tx, m->mss, &off, &len);
 	if (kind == SHOAL_TX_NONE ||
-	    !shoal_omsg_data(ss, m, off, len, kind == SHOAL_TX_RESEND, csn, q))
+	    !shoal_omsg_data(ss, m, off, len,
+			     shoal_sird_flags(m, off, kind == SHOAL_TX_RESEND,
+					      csn), q))
 		return 0;
 	return len;
 }
@@ -249,11 +262,18 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->dst = *dst;
 	m->ss = ss;
 	INIT_LIST_HEAD(&m->tx_node);
+	INIT_LIST_HEAD(&m->pl2_node);
 	m->name_flags = name_flags;
 	m->len = len;
 	m->mss = shoal_path_mss(sn, dst);
-	m->unsched = len <= READ_ONCE(sn->cfg.unsch_thresh) ?
-		     min_t(u32, len, READ_ONCE(sn->cfg.bdp)) : 0;
+	/* PL2's bursts need no credit: its DATA says all of it comes
+	 * unasked, so a receiver never schedules it
+	 */
+	if (ss->pl2)
+		m->unsched = len;
+	else
+		m->unsched = len <= READ_ONCE(sn->cfg.unsch_thresh) ?
+			     min_t(u32, len, READ_ONCE(sn->cfg.bdp)) : 0;
 	m->announced = m->unsched == len;
 	m->heard = jiffies;
 	m->charge = charge;
@@ -267,9 +287,16 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 		kfree(m);
 		return -EPIPE;
 	}
+	if (ss->pl2 && shoal_pl2_attach(ss, m)) {
+		spin_unlock_bh(&ss->lock);
+		kvfree(m->data);
+		kfree(m);
+		return -ENOMEM;
+	}
 	if (name_flags & SHOAL_F_RESPONSE) {
 		m->id = *id;
 		if (shoal_omsg_find(ss, dst, m->id, name_flags)) {
+			shoal_pl2_detach(ss, m);
 			spin_unlock_bh(&ss->lock);
 			kvfree(m->data);
 			kfree(m);
@@ -354,6 +381,11 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 
 	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
 		shoal_omsg_push(ss, m, q);	/* what a capped push left */
+		/* a PL2 message that has not left the host yet waits for
+		 * its turn behind this socket's other bursts: not silence
+		 */
+		if (ss->pl2 && !m->tx.next_off)
+			m->heard = jiffies;
 		/* a receiver that schedules others says so every interval
 		 * (BUSY): two without a word are silence
 		 */

@@ -36,6 +36,16 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_TX_TIMEOUT] = "tx_timeout",
 	[SHOAL_STAT_TX_REFUSED] = "tx_refused",
 	[SHOAL_STAT_TX_RETX_PACKETS] = "tx_retx_packets",
+	[SHOAL_STAT_PL2_BURSTS] = "pl2_bursts",
+	[SHOAL_STAT_PL2_BURST_PKTS] = "pl2_burst_pkts",
+	[SHOAL_STAT_PL2_UNSOL] = "pl2_unsol",
+	[SHOAL_STAT_PL2_UNSOL_RESENT] = "pl2_unsol_resent",
+	[SHOAL_STAT_PL2_GRTS] = "pl2_grts",
+	[SHOAL_STAT_PL2_GRT_STALE] = "pl2_grt_stale",
+	[SHOAL_STAT_PL2_RSV_TIMEOUT] = "pl2_rsv_timeout",
+	[SHOAL_STAT_PL2_RSV_ANSWERED] = "pl2_rsv_answered",
+	[SHOAL_STAT_PL2_WAIT_NS] = "pl2_wait_ns",
+	[SHOAL_STAT_PL2_RSV_GRT_NS] = "pl2_rsv_grt_ns",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)

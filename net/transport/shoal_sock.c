@@ -196,9 +196,22 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
+	if (pkt->type == SHOAL_T_RSV) {
+		/* no PL2 switch took it on the way */
+		shoal_pl2_answer(sn, pkt, src, local, &q);
+		kfree_skb(skb);
+		shoal_xmit_list(sn, &q);
+		return;
+	}
+	/* a GRT is its sender's RSV, returned: the socket is its source */
+	if (pkt->type == SHOAL_T_GRT) {
+		ss = shoal_port_find(sn, pkt->sport);
+		if (ss && !ss->pl2)
+			ss = NULL;
+	}
 	if (ss && !shoal_sock_hears(ss, src))
 		ss = NULL;
-	if (!ss || pkt->type == SHOAL_T_RSV || pkt->type == SHOAL_T_GRT) {
+	if (!ss) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
 		/* a sender learns at once that nobody listens */
 		if (!ss && (pkt->type == SHOAL_T_DATA ||
@@ -223,6 +236,10 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	case SHOAL_T_CREDIT_REQ:
 	case SHOAL_T_ABORT:
 		shoal_in_rcv(ss, skb, pkt, src, local, ce, &q);
+		break;
+	case SHOAL_T_GRT:
+		shoal_pl2_grt(ss, pkt, src, &q);
+		kfree_skb(skb);
 		break;
 	default:
 		shoal_out_rcv(ss, pkt, src, &q);
@@ -465,6 +482,9 @@ static int shoal_init_sock(struct sock *sk)
 	INIT_LIST_HEAD(&ss->done);
 	INIT_LIST_HEAD(&ss->errq);
 	timer_setup(&ss->timer, shoal_sock_timer, 0);
+	ss->pl2 = sk->sk_protocol == IPPROTO_PL2;
+	if (ss->pl2)
+		shoal_pl2_sock_init(ss);
 	sock_set_flag(sk, SOCK_RCU_FREE);
 	sk->sk_sndbuf = READ_ONCE(sn->cfg.sndbuf);
 	sk->sk_rcvbuf = READ_ONCE(sn->cfg.rcvbuf);
@@ -482,11 +502,15 @@ static void shoal_close(struct sock *sk, long timeout)
 	struct shoal_omsg *om, *otmp;
 	struct shoal_imsg *im, *itmp;
 	struct shoal_err *e, *etmp;
+	struct sk_buff_head q;
 
+	__skb_queue_head_init(&q);
 	spin_lock_bh(&ss->lock);
 	ss->dead = true;
 	spin_unlock_bh(&ss->lock);
 	del_timer_sync(&ss->timer);
+	if (ss->pl2)
+		hrtimer_cancel(&ss->pl2s.timer);
 	if (ss->port) {
 		spin_lock_bh(&sn->ports_lock);
 		hlist_del_rcu(&ss->port_node);
@@ -506,7 +530,10 @@ static void shoal_close(struct sock *sk, long timeout)
 		atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
 		kfree(e);
 	}
+	if (ss->pl2)
+		shoal_pl2_sock_close(ss, &q);
 	spin_unlock_bh(&ss->lock);
+	shoal_xmit_list(sn, &q);
 	sk_common_release(sk);
 }
 
@@ -560,17 +587,23 @@ static void shoal_unhash(struct sock *sk)
 {
 }
 
-static struct proto shoal_prot = {
-	.name		= "SIRD",
-	.owner		= THIS_MODULE,
-	.close		= shoal_close,
-	.hash		= shoal_hash,
-	.unhash		= shoal_unhash,
-	.init		= shoal_init_sock,
-	.setsockopt	= shoal_setsockopt,
-	.getsockopt	= shoal_getsockopt,
-	.obj_size	= sizeof(struct shoal_sock),
-};
+/* The protocols differ only in name and socket size */
+#define SHOAL_PROTO(nm, sock_type, destroy_fn) {			\
+	.name		= nm,						\
+	.owner		= THIS_MODULE,					\
+	.close		= shoal_close,					\
+	.hash		= shoal_hash,					\
+	.unhash		= shoal_unhash,					\
+	.init		= shoal_init_sock,				\
+	.destroy	= destroy_fn,					\
+	.setsockopt	= shoal_setsockopt,				\
+	.getsockopt	= shoal_getsockopt,				\
+	.obj_size	= sizeof(sock_type),				\
+}
+
+static struct proto shoal_prot = SHOAL_PROTO("SIRD", struct shoal_sock, NULL);
+static struct proto shoal_pl2_prot = SHOAL_PROTO("PL2", struct shoal_sock,
+						 NULL);
 
 static const struct proto_ops shoal_inet_ops = {
 	.family		= PF_INET,
@@ -601,24 +634,23 @@ static struct inet_protosw shoal_inet_sw = {
 	.ops		= &shoal_inet_ops,
 };
 
+static struct inet_protosw shoal_pl2_inet_sw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_PL2,
+	.prot		= &shoal_pl2_prot,
+	.ops		= &shoal_inet_ops,
+};
+
 #if IS_ENABLED(CONFIG_IPV6)
 static void shoal6_destroy(struct sock *sk)
 {
 	inet6_destroy_sock(sk);
 }
 
-static struct proto shoal6_prot = {
-	.name		= "SIRDv6",
-	.owner		= THIS_MODULE,
-	.close		= shoal_close,
-	.hash		= shoal_hash,
-	.unhash		= shoal_unhash,
-	.init		= shoal_init_sock,
-	.destroy	= shoal6_destroy,
-	.setsockopt	= shoal_setsockopt,
-	.getsockopt	= shoal_getsockopt,
-	.obj_size	= sizeof(struct shoal6_sock),
-};
+static struct proto shoal6_prot = SHOAL_PROTO("SIRDv6", struct shoal6_sock,
+						shoal6_destroy);
+static struct proto shoal6_pl2_prot = SHOAL_PROTO("PL2v6", struct shoal6_sock,
+						  shoal6_destroy);
 
 static const struct proto_ops shoal_inet6_ops = {
 	.family		= PF_INET6,
@@ -648,44 +680,88 @@ static struct inet_protosw shoal_inet6_sw = {
 	.prot		= &shoal6_prot,
 	.ops		= &shoal_inet6_ops,
 };
+
+static struct inet_protosw shoal_pl2_inet6_sw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_PL2,
+	.prot		= &shoal6_pl2_prot,
+	.ops		= &shoal_inet6_ops,
+};
 #endif
+
+/* One protocol of each family: its proto, then its protosw */
+static int shoal_proto_add(struct proto *prot, struct inet_protosw *sw,
+			   bool v6)
+{
+	int err = proto_register(prot, 1);
+
+	if (err)
+		return err;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (v6) {
+		err = inet6_register_protosw(sw);
+		if (err)
+			proto_unregister(prot);
+		return err;
+	}
+#endif
+	inet_register_protosw(sw);
+	return 0;
+}
+
+static void shoal_proto_del(struct proto *prot, struct inet_protosw *sw,
+			    bool v6)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (v6)
+		inet6_unregister_protosw(sw);
+	else
+#endif
+		inet_unregister_protosw(sw);
+	proto_unregister(prot);
+}
+
+static const struct {
+	struct proto *prot;
+	struct inet_protosw *sw;
+	bool v6;
+} shoal_protos[] = {
+	{ &shoal_prot, &shoal_inet_sw, false },
+	{ &shoal_pl2_prot, &shoal_pl2_inet_sw, false },
+#if IS_ENABLED(CONFIG_IPV6)
+	{ &shoal6_prot, &shoal_inet6_sw, true },
+	{ &shoal6_pl2_prot, &shoal_pl2_inet6_sw, true },
+#endif
+};
 
 int shoal_sock_register(void)
 {
-	int err;
+	int err, i;
 
-	err = proto_register(&shoal_prot, 1);
-	if (err)
-		return err;
-	inet_register_protosw(&shoal_inet_sw);
-#if IS_ENABLED(CONFIG_IPV6)
-	err = proto_register(&shoal6_prot, 1);
-	if (err)
-		goto v4;
-	err = inet6_register_protosw(&shoal_inet6_sw);
-	if (err)
-		goto v6;
-#endif
+	for (i = 0; i < ARRAY_SIZE(shoal_protos); i++) {
+		err = shoal_proto_add(shoal_protos[i].prot, shoal_protos[i].sw,
+				      shoal_protos[i].v6);
+		if (err)
+			goto undo;
+	}
 	return 0;
-#if IS_ENABLED(CONFIG_IPV6)
-v6:
-	proto_unregister(&shoal6_prot);
-v4:
-	inet_unregister_protosw(&shoal_inet_sw);
-	proto_unregister(&shoal_prot);
+undo:
+	while (i--)
+		shoal_proto_del(shoal_protos[i].prot, shoal_protos[i].sw,
+				shoal_protos[i].v6);
 	return err;
-#endif
 }
 
 void shoal_sock_unregister(void)
 {
-#if IS_ENABLED(CONFIG_IPV6)
-	inet6_unregister_protosw(&shoal_inet6_sw);
-	proto_unregister(&shoal6_prot);
-#endif
-	inet_unregister_protosw(&shoal_inet_sw);
-	proto_unregister(&shoal_prot);
+	int i = ARRAY_SIZE(shoal_protos);
+
+	while (i--)
+		shoal_proto_del(shoal_protos[i].prot, shoal_protos[i].sw,
+				shoal_protos[i].v6);
 }
 
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_SIRD, 2 /* SOCK_DGRAM */);
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_SIRD, 2 /* SOCK_DGRAM */);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_PL2, 2 /* SOCK_DGRAM */);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_PL2, 2 /* SOCK_DGRAM */);

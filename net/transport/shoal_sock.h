@@ -51,6 +51,8 @@ struct shoal_sock {
 					 * to this socket's messages, its
 					 * data not here yet
 					 */
+	bool pl2;			/* IPPROTO_PL2: sends in bursts */
+	struct shoal_pl2_sock pl2s;	/* its bursts (shoal_pl2.h) */
 };
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -86,6 +88,10 @@ struct shoal_omsg {
 					 */
 	u32 tx_held;			/* bytes it may send, as counted there */
 	u32 tx_left;			/* bytes it has still to send */
+	struct shoal_pl2_dst *pl2_dst;	/* PL2: its destination host */
+	struct list_head pl2_node;	/* pl2_dst->msgs, while it has
+					 * bytes to send
+					 */
 	struct shoal_tx_state tx;
 	u8 *data;			/* the message, kvmalloc()ed */
 };
@@ -150,6 +156,8 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q);
 void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q);
+bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
+		     u32 len, u8 flags, struct sk_buff_head *q);
 u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
 			struct sk_buff_head *q);
 void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);

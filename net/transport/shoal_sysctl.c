@@ -25,6 +25,11 @@ static u32 shoal_g_max = 16;
 static u32 shoal_rtt_max = 10000000;	/* 10 s */
 static u32 shoal_rate_max = 1000000;	/* 1 Tbit/s */
 static u32 shoal_permille_max = 1000;
+static u32 shoal_pl2_k_max = 64;
+static u32 shoal_pl2_t_max = 65535;	/* a GRT's slot field */
+static u32 shoal_pl2_out_max = 64;
+static u32 shoal_pl2_timeout_min = 100;
+static u32 shoal_pl2_timeout_max = 10000000;	/* 10 s */
 
 /* A new port opens a new socket first: a port in use is refused and the
  * old one stays.
@@ -175,6 +180,46 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_permille_max,
 	},
+	{
+		.procname	= "pl2_k",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_pl2_k_max,
+	},
+	{
+		.procname	= "pl2_t",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_pl2_t_max,
+	},
+	{
+		.procname	= "pl2_rate_mbps",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_rate_max,
+	},
+	{
+		.procname	= "pl2_outstanding",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_pl2_out_max,
+	},
+	{
+		.procname	= "pl2_rsv_timeout_us",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= &shoal_pl2_timeout_min,
+		.extra2		= &shoal_pl2_timeout_max,
+	},
 	{ }
 };
 
@@ -202,6 +247,11 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[13].data = &sn->cfg.sird_rate_mbps;
 	t[14].data = &sn->cfg.sird_tx_rate_mbps;
 	t[15].data = &sn->cfg.sird_fair_permille;
+	t[16].data = &sn->cfg.pl2_k;
+	t[17].data = &sn->cfg.pl2_t;
+	t[18].data = &sn->cfg.pl2_rate_mbps;
+	t[19].data = &sn->cfg.pl2_outstanding;
+	t[20].data = &sn->cfg.pl2_rsv_timeout_us;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

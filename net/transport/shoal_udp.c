@@ -17,6 +17,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/pkt_sched.h>
 #include <linux/udp.h>
 #include <net/dsfield.h>
 #include <net/inet_ecn.h>
@@ -205,41 +206,47 @@ static u8 shoal_tos(u8 type)
 	return type == SHOAL_T_DATA ? INET_ECN_ECT_0 : 48 << 2;
 }
 
-static __be16 shoal_src_port(void)
+/* A random source port, but an RSV's is the Shoal port: the switch
+ * returns it (as a GRT) to the port it came from
+ */
+static __be16 shoal_src_port(const struct shoal_net *sn, u8 type)
 {
+	if (type == SHOAL_T_RSV)
+		return htons(READ_ONCE(sn->udp_port));
 	return htons(0xc000 | (get_random_u16() & 0x3fff));
 }
 
 static int shoal_xmit4(struct shoal_net *sn, const struct shoal_addr *dst,
 		       const struct in6_addr *saddr, struct sk_buff *skb,
-		       u8 tos)
+		       u8 type)
 {
 	struct flowi4 fl4 = {
 		.daddr = dst->ip.s6_addr32[3],
 		.saddr = saddr ? saddr->s6_addr32[3] : 0,
 		.flowi4_proto = IPPROTO_UDP,
-		.flowi4_tos = RT_TOS(tos),
+		.flowi4_tos = RT_TOS(shoal_tos(type)),
 	};
 	struct rtable *rt;
 
 	rt = ip_route_output_key(sn->net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
-	udp_tunnel_xmit_skb(rt, NULL, skb, fl4.saddr, fl4.daddr, tos,
-			    ip4_dst_hoplimit(&rt->dst), 0, shoal_src_port(),
+	udp_tunnel_xmit_skb(rt, NULL, skb, fl4.saddr, fl4.daddr,
+			    shoal_tos(type), ip4_dst_hoplimit(&rt->dst), 0,
+			    shoal_src_port(sn, type),
 			    htons(READ_ONCE(sn->udp_port)), false, false);
 	return 0;
 }
 
 static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
 		       const struct in6_addr *saddr, struct sk_buff *skb,
-		       u8 tos)
+		       u8 type)
 {
 	struct flowi6 fl6 = {
 		.daddr = dst->ip,
 		.saddr = saddr ? *saddr : in6addr_any,
 		.flowi6_proto = IPPROTO_UDP,
-		.flowlabel = ip6_make_flowinfo(tos, 0),
+		.flowlabel = ip6_make_flowinfo(shoal_tos(type), 0),
 	};
 	struct dst_entry *d;
 
@@ -250,7 +257,8 @@ static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
 		return PTR_ERR(d);
 	/* no tunnel device: its stats would be written into d->dev's */
 	udp_tunnel6_xmit_skb(d, NULL, skb, NULL, &fl6.saddr, &fl6.daddr,
-			     tos, ip6_dst_hoplimit(d), 0, shoal_src_port(),
+			     shoal_tos(type), ip6_dst_hoplimit(d), 0,
+			     shoal_src_port(sn, type),
 			     htons(READ_ONCE(sn->udp_port)), false);
 	return 0;
 }
@@ -268,10 +276,13 @@ void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
 	if (saddr && (ipv6_addr_any(saddr) ||
 		      (ipv6_addr_v4mapped(saddr) && !saddr->s6_addr32[3])))
 		saddr = NULL;
+	/* PL2's reservations go ahead of data in prioritising queues */
+	if (type == SHOAL_T_RSV || type == SHOAL_T_GRT)
+		skb->priority = TC_PRIO_CONTROL;
 	if (ipv6_addr_v4mapped(&dst->ip))
-		err = shoal_xmit4(sn, dst, saddr, skb, shoal_tos(type));
+		err = shoal_xmit4(sn, dst, saddr, skb, type);
 	else
-		err = shoal_xmit6(sn, dst, saddr, skb, shoal_tos(type));
+		err = shoal_xmit6(sn, dst, saddr, skb, type);
 	if (err) {
 		shoal_stat_inc(sn, SHOAL_STAT_TX_DROP_NOROUTE);
 		kfree_skb(skb);

@@ -3,7 +3,8 @@
 #
 # shoal-api: the socket API of shoal.ko, by the kselftest-harness program
 # tools/testing/selftests/shoal_api.c (built by scripts/check), run in a
-# namespace of its own on loopback.  Then every socket is closed, the
+# namespace of its own on loopback, once with IPPROTO_SIRD sockets and
+# once with IPPROTO_PL2 ones.  Then every socket is closed, the
 # namespace deleted and the module must unload: no message, socket or
 # charge may outlive them.
 # shellcheck source-path=SCRIPTDIR
@@ -24,9 +25,12 @@ NS=$TOPO_PREFIX-h
 ip netns add "$NS" && ip -n "$NS" link set lo up || topo_die "namespace"
 ip netns exec "$NS" "$BIN"
 status=$?
+tap_ok "$status == 0" "the API tests passed (IPPROTO_SIRD)"
+ip netns exec "$NS" env SHOAL_PROTO=pl2 "$BIN"
+status=$?
+tap_ok "$status == 0" "the API tests passed (IPPROTO_PL2)"
 ip netns del "$NS"
 topo_nap 0.5
-tap_ok "$status == 0" "the API tests passed"
 rmmod shoal
 tap_ok "$? == 0" "shoal.ko unloads once the sockets are closed"
 tap_done

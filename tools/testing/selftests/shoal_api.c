@@ -5,6 +5,8 @@
  * maximum, RPC matching, many sockets, non-blocking use and poll, and
  * every error path.  Run as root in a fresh network namespace with lo up
  * and shoal.ko loaded (tools/testing/scenarios/shoal-api.sh does that).
+ * Every test runs on IPPROTO_SIRD sockets, or on IPPROTO_PL2 ones with
+ * SHOAL_PROTO=pl2 in the environment: the API is the same.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,10 +28,20 @@
 #define MiB		(1024 * 1024)
 #define WAIT_S		20	/* SO_RCVTIMEO: a lost message fails */
 
+static int proto = IPPROTO_SIRD;
+
+__attribute__((constructor)) static void pick_proto(void)
+{
+	const char *p = getenv("SHOAL_PROTO");
+
+	if (p && !strcmp(p, "pl2"))
+		proto = IPPROTO_PL2;
+}
+
 static int sird_socket(int family)
 {
 	struct timeval tv = { .tv_sec = WAIT_S };
-	int fd = socket(family, SOCK_DGRAM, IPPROTO_SIRD);
+	int fd = socket(family, SOCK_DGRAM, proto);
 
 	if (fd >= 0)
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -172,7 +184,7 @@ FIXTURE(pair) {
 FIXTURE_SETUP(pair)
 {
 	self->srv = sird_socket(AF_INET);
-	ASSERT_GE(self->srv, 0) TH_LOG("socket(IPPROTO_SIRD): %s",
+	ASSERT_GE(self->srv, 0) TH_LOG("socket(%d): %s", proto,
 				       strerror(errno));
 	self->cli = sird_socket(AF_INET);
 	ASSERT_GE(self->cli, 0);
@@ -455,7 +467,7 @@ TEST_F(pair, bad_calls)
 			       MSG_ERRQUEUE | MSG_DONTWAIT, (void *)buf, NULL,
 			       NULL));
 	EXPECT_EQ(EAGAIN, errno);	/* nothing failed */
-	EXPECT_EQ(-1, socket(AF_INET, SOCK_STREAM, IPPROTO_SIRD));
+	EXPECT_EQ(-1, socket(AF_INET, SOCK_STREAM, proto));
 }
 
 /* a port nobody listens on: the message fails at once with ECONNREFUSED

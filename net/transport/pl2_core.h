@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PL2's host arithmetic (Documentation/shoal.md, "PL2",
+ * ../shared/specs/pl2.md): a slot's length, the GRT's two slots, the
+ * paper's Eq. 1 (how long a granted burst waits), the RSV-GRT delay
+ * estimate, and Algorithm 2's unsolicited bursts.  Plain C with no kernel
+ * calls and no allocation; the endpoint keeps one struct pl2_peer per
+ * destination host and serialises calls on it (its socket's lock).
+ * Unit-tested and fuzzed in userspace.
+ *
+ * Decisions where the paper is silent (PL2, arXiv 2101.06537, section 4):
+ * - A slot is one full packet of mtu bytes at the link rate, as the
+ *   paper's MTU / linerate; rounded up, never 0.
+ * - The RSV-GRT delay in Eq. 1 is the smallest of the last PL2_EST_N
+ *   samples: the paper measures it "continuously" without saying how.
+ *   An exchange whose RSV waited in a queue measures a long delay;
+ *   subtracting that would send the burst early into someone else's
+ *   slot.  The minimum leans late, as the paper does.
+ * - "Recent" in Algorithm 2 is twice that minimum (an exchange's time),
+ *   and never less than PL2_RECENT_MIN_NS (a timer's slack).
+ * - Before any GRT the peer has no estimate: nothing goes unsolicited.
+ */
+#ifndef _PL2_CORE_H
+#define _PL2_CORE_H
+
+#include "../sched/core_types.h"
+
+#define PL2_EST_N		8	/* RSV-GRT samples the estimate keeps */
+#define PL2_RECENT_MIN_NS	20000ULL	/* "recent": never below */
+#define PL2_SLOT_FIELD		0xffffU	/* a GRT carries 16-bit slots */
+
+struct pl2_cfg {
+	u32 k;			/* packets per burst, at most */
+	u32 t;			/* unsolicited below this many slots, 0: never */
+	u64 slot_ns;		/* one full packet at the link rate */
+	u64 rate_bps;		/* the uplink's rate: what its queue holds */
+};
+
+/* The RSV-GRT delay: the last PL2_EST_N samples, in ns */
+struct pl2_est {
+	u64 s[PL2_EST_N];
+	u32 n;			/* samples so far, at most PL2_EST_N */
+	u32 next;		/* where the next one goes */
+};
+
+/* A destination host, as Algorithm 2 sees it */
+struct pl2_peer {
+	s32 last_chosen;	/* the last GRT's chosen slot, -1: none */
+	u64 last_resp_ns;	/* when it came */
+	struct pl2_est est;
+};
+
+/* What to do with a burst once its GRT is in */
+enum pl2_grt_action {
+	PL2_SEND_AT,		/* send it at the time given */
+	PL2_UNSOL_DONE,		/* it went unsolicited and that was right */
+	PL2_UNSOL_RESEND,	/* it went unsolicited into a busy port:
+				 * send it again at the time given
+				 */
+};
+
+/* ns of @bytes at @rate_bps, rounded up; 0 when the rate is 0 */
+static inline u64 pl2_bytes_ns(u64 bytes, u64 rate_bps)
+{
+	if (!rate_bps)
+		return 0;
+	return (bytes * 8 * 1000000000ULL + rate_bps - 1) / rate_bps;
+}
+
+/* One slot: a packet of @mtu bytes at @rate_mbps, at least 1 ns */
+static inline u64 pl2_slot_ns(u32 mtu, u32 rate_mbps)
+{
+	u64 ns = pl2_bytes_ns(mtu, (u64)rate_mbps * 1000000ULL);
+
+	return ns ? ns : 1;
+}
+
+/* The GRT's word: the input port's slot (high half), the output port's
+ * (low half); the burst goes at the later of the two
+ */
+static inline u32 pl2_grt_in(u32 word)
+{
+	return word >> 16;
+}
+
+static inline u32 pl2_grt_out(u32 word)
+{
+	return word & PL2_SLOT_FIELD;
+}
+
+static inline u32 pl2_chosen(u32 word)
+{
+	u32 in = pl2_grt_in(word), out = pl2_grt_out(word);
+
+	return in > out ? in : out;
+}
+
+static inline void pl2_peer_init(struct pl2_peer *p)
+{
+	*p = (struct pl2_peer){ .last_chosen = -1 };
+}
+
+static inline void pl2_est_add(struct pl2_est *e, u64 ns)
+{
+	e->s[e->next] = ns;
+	e->next = (e->next + 1) % PL2_EST_N;
+	if (e->n < PL2_EST_N)
+		e->n++;
+}
+
+/* The estimate: the smallest recent sample, 0 with none */
+static inline u64 pl2_est_min(const struct pl2_est *e)
+{
+	u64 m = 0;
+	u32 i;
+
+	for (i = 0; i < e->n; i++)
+		if (!i || e->s[i] < m)
+			m = e->s[i];
+	return m;
+}
+
+/* Eq. 1: how long a burst granted slot @chosen waits after its GRT came.
+ * The first packet reaches the switch at the reservation's time plus
+ * chosen slots: the GRT took about half of @rsv_grt_ns to come back, the
+ * packet takes the other half plus @pending_ns behind what the uplink
+ * still holds.  0: at once.
+ */
+static inline u64 pl2_wait_ns(const struct pl2_cfg *c, u32 chosen,
+			      u64 rsv_grt_ns, u64 pending_ns)
+{
+	u64 slots = (u64)chosen * c->slot_ns;
+	u64 ahead = rsv_grt_ns + pending_ns;
+
+	return slots > ahead ? slots - ahead : 0;
+}
+
+/* How long after its last GRT a peer's ports count as known */
+static inline u64 pl2_recent_ns(const struct pl2_peer *p)
+{
+	u64 r = 2 * pl2_est_min(&p->est);
+
+	return r > PL2_RECENT_MIN_NS ? r : PL2_RECENT_MIN_NS;
+}
+
+/* Algorithm 2: whether a new burst to @p goes at once, unsolicited (the
+ * last grant was small and recent), besides its RSV
+ */
+static inline bool pl2_may_unsol(const struct pl2_cfg *c,
+				 const struct pl2_peer *p, u64 now)
+{
+	if (!c->t || p->last_chosen < 0 || (u32)p->last_chosen >= c->t ||
+	    !p->est.n)
+		return false;
+	return now >= p->last_resp_ns && now - p->last_resp_ns <=
+	       pl2_recent_ns(p);
+}
+
+/* A GRT with @word came at @now for a burst whose RSV left at @rsv_ns and
+ * which went unsolicited or not (@unsol); @pending_ns: what the uplink
+ * still holds.  Updates the peer (the estimate, the last grant) and says
+ * what to do; *@wait_ns: how long from now, for PL2_SEND_AT and
+ * PL2_UNSOL_RESEND.  The sample is this exchange's delay, but the wait
+ * uses the estimate, of which it is now part.
+ */
+static inline enum pl2_grt_action pl2_on_grt(const struct pl2_cfg *c,
+					     struct pl2_peer *p, u64 now,
+					     u64 rsv_ns, u32 word, bool unsol,
+					     u64 pending_ns, u64 *wait_ns)
+{
+	u32 chosen = pl2_chosen(word);
+	enum pl2_grt_action a = PL2_SEND_AT;
+
+	if (now >= rsv_ns)
+		pl2_est_add(&p->est, now - rsv_ns);
+	/* Algorithm 2, lines 16-19: a burst that went ahead of its grant
+	 * into a busy port goes again in its slot (the switch may have
+	 * dropped it, or it collided); the receiver drops duplicates
+	 */
+	if (unsol)
+		a = chosen > c->t ? PL2_UNSOL_RESEND : PL2_UNSOL_DONE;
+	p->last_chosen = (s32)chosen;
+	p->last_resp_ns = now;
+	*wait_ns = a == PL2_UNSOL_DONE ? 0 :
+		   pl2_wait_ns(c, chosen, pl2_est_min(&p->est), pending_ns);
+	return a;
+}
+
+/* How long an RSV waits for its GRT before it goes again: @base_ns, or
+ * PL2_TIMEOUT_EST times the estimate when that is longer; doubled for
+ * each earlier try (@tries), at most PL2_TIMEOUT_SHIFT_MAX times
+ */
+#define PL2_TIMEOUT_EST		8
+#define PL2_TIMEOUT_SHIFT_MAX	6
+
+static inline u64 pl2_rsv_timeout_ns(u64 base_ns, const struct pl2_peer *p,
+				     u32 tries)
+{
+	u64 e = PL2_TIMEOUT_EST * pl2_est_min(&p->est);
+
+	if (e > base_ns)
+		base_ns = e;
+	if (tries > PL2_TIMEOUT_SHIFT_MAX)
+		tries = PL2_TIMEOUT_SHIFT_MAX;
+	return base_ns << tries;
+}
+
+/* The uplink: *@free_ns is when it has sent everything handed to it.
+ * @bytes more leave at @now; returns what it held before them, in ns
+ * (Eq. 1's pendingDataDelay).
+ */
+static inline u64 pl2_uplink_add(u64 *free_ns, u64 now, u64 bytes,
+				 u64 rate_bps)
+{
+	u64 pending = *free_ns > now ? *free_ns - now : 0;
+
+	*free_ns = now + pending + pl2_bytes_ns(bytes, rate_bps);
+	return pending;
+}
+
+static inline u64 pl2_uplink_pending(u64 free_ns, u64 now)
+{
+	return free_ns > now ? free_ns - now : 0;
+}
+
+#endif /* _PL2_CORE_H */

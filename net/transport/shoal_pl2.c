@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * shoal.ko: PL2's sender (Documentation/shoal.md, "PL2").  An IPPROTO_PL2
+ * socket sends its messages' bytes in bursts of at most net.shoal.pl2_k
+ * packets per destination host.  Each burst is announced by an RSV; the
+ * switch (tools/pl2-switch) returns it as a GRT carrying two slots, and
+ * the burst leaves when the later of them comes (Eq. 1, pl2_core.h).  A
+ * burst may also go at once, unsolicited, when the destination's last
+ * grant was small and recent (Algorithm 2); its GRT then says whether it
+ * must go again in its slot.  At most net.shoal.pl2_outstanding exchanges
+ * run per destination; an exchange ends when its burst is handed to the
+ * device.  A burst packs the packets of several messages to one host
+ * (small messages would otherwise pay an RSV each), oldest message first,
+ * resends before new bytes.
+ *
+ * What the receiver does is SIRD's without credit: a PL2 message's DATA
+ * says all its bytes come unasked, so the receiver reassembles,
+ * acknowledges and asks for lost bytes as for any message.
+ *
+ * Reservations never leak from here: an RSV without a GRT goes again,
+ * (SHOAL_PL2_RSV_TRIES in all, then its packets go back to their
+ * messages); a burst whose GRT came is sent, even if its messages are
+ * gone meanwhile (the switch counts its packets off), and a socket that
+ * closes sends the bursts it holds a grant for.  What a dead host leaves
+ * in a switch's counters is the switch's to forget (pl2-switch's lease).
+ *
+ * Locking: see shoal_pl2.h.
+ */
+#include <linux/slab.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "shoal_sock.h"
+
+/* A slot: a full frame as the link counts it (MTU and Ethernet header) */
+#define SHOAL_PL2_SLOT_BYTES	1514
+
+static void shoal_pl2_cfg(const struct shoal_net *sn, struct pl2_cfg *c)
+{
+	u32 mbps = READ_ONCE(sn->cfg.pl2_rate_mbps);
+
+	c->k = READ_ONCE(sn->cfg.pl2_k);
+	c->t = READ_ONCE(sn->cfg.pl2_t);
+	c->rate_bps = (u64)mbps * 1000000ULL;
+	c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
+}
+
+void shoal_pl2_net_init(struct shoal_pl2_net *pn)
+{
+	spin_lock_init(&pn->lock);
+	pn->free_ns = 0;
+}
+
+/* @bytes leave on the uplink now; returns what it held before them */
+static u64 shoal_pl2_uplink(struct shoal_net *sn, u64 now, u64 bytes)
+{
+	u64 rate = (u64)READ_ONCE(sn->cfg.pl2_rate_mbps) * 1000000ULL;
+	u64 pending;
+
+	spin_lock(&sn->pl2.lock);
+	pending = pl2_uplink_add(&sn->pl2.free_ns, now, bytes, rate);
+	spin_unlock(&sn->pl2.lock);
+	return pending;
+}
+
+/* A packet's bytes on the link: its UDP payload and the headers below */
+static u32 shoal_pl2_wire_len(const struct sk_buff *skb,
+			      const struct shoal_addr *to)
+{
+	u32 ip = ipv6_addr_v4mapped(&to->ip) ? sizeof(struct iphdr) :
+					       sizeof(struct ipv6hdr);
+
+	return skb->len + sizeof(struct udphdr) + ip + ETH_HLEN;
+}
+
+static u32 shoal_pl2_hash(const struct in6_addr *ip)
+{
+	return (__force u32)(ip->s6_addr32[2] ^ ip->s6_addr32[3]) %
+	       SHOAL_PL2_DST_HASH;
+}
+
+static struct shoal_pl2_dst *shoal_pl2_dst_find(struct shoal_sock *ss,
+						const struct in6_addr *ip)
+{
+	struct shoal_pl2_dst *d;
+
+	hlist_for_each_entry(d, &ss->pl2s.dsts[shoal_pl2_hash(ip)], node)
+		if (ipv6_addr_equal(&d->ip, ip))
+			return d;
+	return NULL;
+}
+
+/* Forget an idle destination (no message, no burst) when many are kept:
+ * its estimate and last grant are worth keeping for a while
+ */
+static void shoal_pl2_dst_put(struct shoal_sock *ss, struct shoal_pl2_dst *d)
+{
+	if (d->nr_msgs || !list_empty(&d->bursts) ||
+	    ss->pl2s.nr_dsts <= SHOAL_PL2_DSTS_KEEP)
+		return;
+	hlist_del(&d->node);
+	ss->pl2s.nr_dsts--;
+	kfree(d);
+}
+
+void shoal_pl2_sock_init(struct shoal_sock *ss)
+{
+	struct shoal_pl2_sock *ps = &ss->pl2s;
+	int i;
+
+	for (i = 0; i < SHOAL_PL2_DST_HASH; i++)
+		INIT_HLIST_HEAD(&ps->dsts[i]);
+	INIT_LIST_HEAD(&ps->timed);
+	hrtimer_init(&ps->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+	ps->timer.function = shoal_pl2_timer;
+}
+
+/* @m, a new message, joins its destination host.  Under ss->lock. */
+int shoal_pl2_attach(struct shoal_sock *ss, struct shoal_omsg *m)
+{
+	struct shoal_pl2_dst *d = shoal_pl2_dst_find(ss, &m->dst.ip);
+
+	if (!d) {
+		d = kzalloc(sizeof(*d), GFP_ATOMIC);
+		if (!d)
+			return -ENOMEM;
+		d->ip = m->dst.ip;
+		pl2_peer_init(&d->peer);
+		INIT_LIST_HEAD(&d->msgs);
+		INIT_LIST_HEAD(&d->bursts);
+		hlist_add_head(&d->node,
+			       &ss->pl2s.dsts[shoal_pl2_hash(&d->ip)]);
+		ss->pl2s.nr_dsts++;
+	}
+	d->nr_msgs++;
+	m->pl2_dst = d;
+	return 0;
+}
+
+/* @m goes away; packets of it already in bursts still go.  Under
+ * ss->lock.
+ */
+void shoal_pl2_detach(struct shoal_sock *ss, struct shoal_omsg *m)
+{
+	struct shoal_pl2_dst *d = m->pl2_dst;
+
+	if (!d)
+		return;
+	list_del_init(&m->pl2_node);
+	m->pl2_dst = NULL;
+	d->nr_msgs--;
+	shoal_pl2_dst_put(ss, d);
+}
+
+/* (Re)arm the socket's timer for its soonest burst */
+static void shoal_pl2_arm(struct shoal_sock *ss)
+{
+	struct shoal_pl2_burst *b;
+
+	b = list_first_entry_or_null(&ss->pl2s.timed, struct shoal_pl2_burst,
+				     timed);
+	if (b && !ss->dead)
+		hrtimer_start(&ss->pl2s.timer, ns_to_ktime(b->at),
+			      HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Put @b on the timed list at @at, in order */
+static void shoal_pl2_time(struct shoal_sock *ss, struct shoal_pl2_burst *b,
+			   u64 at)
+{
+	struct shoal_pl2_burst *pos;
+
+	b->at = at;
+	list_del_init(&b->timed);
+	list_for_each_entry_reverse(pos, &ss->pl2s.timed, timed)
+		if (pos->at <= at) {
+			list_add(&b->timed, &pos->timed);
+			return;
+		}
+	list_add(&b->timed, &ss->pl2s.timed);
+}
+
+static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
+			  u64 now, struct sk_buff_head *q)
+{
+	struct shoal_addr to = { .ip = b->dst->ip, .port = b->dport };
+	u64 wait = (u64)READ_ONCE(ss->sn->cfg.pl2_rsv_timeout_us) * 1000;
+
+	shoal_ctrl(ss->sn, ss->port, &to, NULL, SHOAL_T_RSV, b->msg_id,
+		   b->name_flags, b->msg_len, b->offset, b->demand, q);
+	b->rsv_ns = now;
+	wait = pl2_rsv_timeout_ns(wait, &b->dst->peer, b->tries++);
+	shoal_pl2_time(ss, b, now + wait);
+}
+
+/* Up to K packets from @d's messages, oldest first; NULL if none (or no
+ * memory: the bytes stay with their messages)
+ */
+static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
+					      struct shoal_pl2_dst *d,
+					      const struct pl2_cfg *c)
+{
+	struct shoal_omsg *m, *tmp;
+	struct shoal_pl2_burst *b;
+	enum shoal_tx_kind kind;
+	struct sk_buff *skb;
+	u32 off, len;
+	u8 flags;
+
+	b = kzalloc(sizeof(*b), GFP_ATOMIC);
+	if (!b) {
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
+		return NULL;
+	}
+	b->dst = d;
+	INIT_LIST_HEAD(&b->timed);
+	__skb_queue_head_init(&b->skbs);
+	list_for_each_entry_safe(m, tmp, &d->msgs, pl2_node) {
+		while (b->demand < c->k &&
+		       (kind = shoal_tx_next(&m->tx, m->mss, &off, &len)) !=
+		       SHOAL_TX_NONE) {
+			flags = SHOAL_F_SCHED;
+			if (kind == SHOAL_TX_RESEND)
+				flags |= SHOAL_F_RETX;
+			if (!shoal_omsg_data(ss, m, off, len, flags, &b->skbs))
+				goto full;	/* no memory: what we have */
+			if (!b->demand++) {
+				b->dport = m->dst.port;
+				b->name_flags = m->name_flags;
+				b->msg_id = m->id;
+				b->msg_len = m->len;
+				b->offset = off;
+			}
+			skb = skb_peek_tail(&b->skbs);
+			b->bytes += shoal_pl2_wire_len(skb, &m->dst);
+		}
+		/* its receiver says nothing until it has all: silence
+		 * counts from the last of its bytes that left
+		 */
+		m->heard = jiffies;
+		if (!shoal_tx_sendable(&m->tx))
+			list_del_init(&m->pl2_node);
+		if (b->demand == c->k)
+			break;
+	}
+full:
+	if (!b->demand) {
+		kfree(b);
+		return NULL;
+	}
+	return b;
+}
+
+/* Copies of @b's packets without SHOAL_F_SCHED, on @q: Algorithm 2's
+ * unsolicited burst.  False if none could be made.
+ */
+static bool shoal_pl2_unsol(struct shoal_sock *ss, struct shoal_pl2_burst *b,
+			    u64 now, struct sk_buff_head *q)
+{
+	struct sk_buff *skb, *c;
+	u32 n = 0;
+
+	skb_queue_walk(&b->skbs, skb) {
+		c = skb_copy(skb, GFP_ATOMIC);
+		if (!c)
+			break;
+		c->data[SHOAL_FLAGS_OFFSET] &= ~SHOAL_F_SCHED;
+		__skb_queue_tail(q, c);
+		n++;
+	}
+	if (!n)
+		return false;
+	shoal_pl2_uplink(ss->sn, now, (u64)b->bytes * n / b->demand);
+	shoal_stat_inc(ss->sn, SHOAL_STAT_PL2_UNSOL);
+	return true;
+}
+
+/* Start exchanges with @d while it may have more and has bytes to send */
+static void shoal_pl2_kick(struct shoal_sock *ss, struct shoal_pl2_dst *d,
+			   struct sk_buff_head *q)
+{
+	u32 most = READ_ONCE(ss->sn->cfg.pl2_outstanding);
+	struct shoal_pl2_burst *b;
+	struct pl2_cfg c;
+	u64 now;
+
+	if (ss->dead)
+		return;
+	shoal_pl2_cfg(ss->sn, &c);
+	while (d->nr_out < most && !list_empty(&d->msgs)) {
+		b = shoal_pl2_form(ss, d, &c);
+		if (!b)
+			break;
+		list_add_tail(&b->node, &d->bursts);
+		d->nr_out++;
+		now = ktime_get_ns();
+		shoal_pl2_rsv(ss, b, now, q);
+		if (pl2_may_unsol(&c, &d->peer, now))
+			b->unsol = shoal_pl2_unsol(ss, b, now, q);
+		shoal_stat_inc(ss->sn, SHOAL_STAT_PL2_BURSTS);
+		shoal_stat_add(ss->sn, SHOAL_STAT_PL2_BURST_PKTS, b->demand);
+	}
+	shoal_pl2_arm(ss);
+}
+
+/* @b's exchange ends: its packets go (@send) or are dropped, and the
+ * next exchange with its destination may start
+ */
+static void shoal_pl2_end(struct shoal_sock *ss, struct shoal_pl2_burst *b,
+			  bool send, u64 now, struct sk_buff_head *q)
+{
+	struct shoal_pl2_dst *d = b->dst;
+
+	if (send) {
+		shoal_pl2_uplink(ss->sn, now, b->bytes);
+		skb_queue_splice_tail_init(&b->skbs, q);
+	}
+	__skb_queue_purge(&b->skbs);
+	list_del(&b->node);
+	list_del(&b->timed);
+	kfree(b);
+	d->nr_out--;
+	shoal_pl2_kick(ss, d, q);
+	shoal_pl2_dst_put(ss, d);
+}
+
+/* @b's RSV went unanswered SHOAL_PL2_RSV_TRIES times: its packets go back
+ * to their messages (those still here), to go in a new burst
+ */
+static void shoal_pl2_requeue(struct shoal_sock *ss,
+			      struct shoal_pl2_burst *b)
+{
+	const struct shoal_hdr *h;
+	struct shoal_addr to;
+	struct shoal_omsg *m;
+	struct sk_buff *skb;
+
+	to.ip = b->dst->ip;
+	skb_queue_walk(&b->skbs, skb) {
+		h = (const struct shoal_hdr *)skb->data;
+		to.port = ntohs(h->dport);
+		m = shoal_omsg_find(ss, &to, be64_to_cpu(h->msg_id),
+				    h->flags & SHOAL_F_NAME);
+		if (!m || !m->pl2_dst)
+			continue;
+		shoal_tx_resend(&m->tx, ntohl(h->offset),
+				ntohl(h->payload_len));
+		if (list_empty(&m->pl2_node))
+			list_add_tail(&m->pl2_node, &b->dst->msgs);
+	}
+}
+
+/* Bytes of @m may be sent (new, a RESEND, a probe): it queues at its
+ * destination.  Under ss->lock.
+ */
+void shoal_pl2_push(struct shoal_sock *ss, struct shoal_omsg *m,
+		    struct sk_buff_head *q)
+{
+	struct shoal_pl2_dst *d = m->pl2_dst;
+
+	if (!d || !shoal_tx_sendable(&m->tx))
+		return;
+	if (list_empty(&m->pl2_node))
+		list_add_tail(&m->pl2_node, &d->msgs);
+	shoal_pl2_kick(ss, d, q);
+}
+
+/* A GRT for one of our bursts (the switch's, or the receiving host's
+ * when no switch is on the path).  Under ss->lock.
+ */
+void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
+		   const struct shoal_addr *src, struct sk_buff_head *q)
+{
+	struct shoal_pl2_dst *d = shoal_pl2_dst_find(ss, &src->ip);
+	struct shoal_net *sn = ss->sn;
+	struct shoal_pl2_burst *b;
+	enum pl2_grt_action a;
+	struct pl2_cfg c;
+	u64 now, wait, pending;
+	bool found = false;
+
+	if (d)
+		list_for_each_entry(b, &d->bursts, node)
+			if (b->state == SHOAL_PL2_RSV &&
+			    b->msg_id == pkt->msg_id &&
+			    b->offset == pkt->offset &&
+			    b->dport == pkt->dport &&
+			    b->name_flags == (pkt->flags & SHOAL_F_NAME)) {
+				found = true;
+				break;
+			}
+	if (!found) {
+		shoal_stat_inc(sn, SHOAL_STAT_PL2_GRT_STALE);
+		return;
+	}
+	shoal_pl2_cfg(sn, &c);
+	now = ktime_get_ns();
+	spin_lock(&sn->pl2.lock);
+	pending = pl2_uplink_pending(sn->pl2.free_ns, now);
+	spin_unlock(&sn->pl2.lock);
+	a = pl2_on_grt(&c, &d->peer, now, b->rsv_ns, pkt->word, b->unsol,
+		       pending, &wait);
+	shoal_stat_inc(sn, SHOAL_STAT_PL2_GRTS);
+	shoal_stat_add(sn, SHOAL_STAT_PL2_RSV_GRT_NS, now - b->rsv_ns);
+	if (a == PL2_UNSOL_DONE) {
+		shoal_pl2_end(ss, b, false, now, q);
+		return;
+	}
+	if (a == PL2_UNSOL_RESEND)
+		shoal_stat_inc(sn, SHOAL_STAT_PL2_UNSOL_RESENT);
+	shoal_stat_add(sn, SHOAL_STAT_PL2_WAIT_NS, wait);
+	if (!wait) {
+		shoal_pl2_end(ss, b, true, now, q);
+		return;
+	}
+	b->state = SHOAL_PL2_GRANTED;
+	shoal_pl2_time(ss, b, now + wait);
+	shoal_pl2_arm(ss);
+}
+
+/* The socket's timer: bursts whose slot came go, RSVs without an answer
+ * go again
+ */
+enum hrtimer_restart shoal_pl2_timer(struct hrtimer *t)
+{
+	struct shoal_sock *ss = container_of(t, struct shoal_sock,
+					     pl2s.timer);
+	struct shoal_pl2_burst *b;
+	struct sk_buff_head q;
+	u64 now;
+
+	__skb_queue_head_init(&q);
+	spin_lock(&ss->lock);
+	now = ktime_get_ns();
+	while (!ss->dead &&
+	       (b = list_first_entry_or_null(&ss->pl2s.timed,
+					     struct shoal_pl2_burst, timed)) &&
+	       b->at <= now) {
+		if (b->state == SHOAL_PL2_GRANTED) {
+			shoal_pl2_end(ss, b, true, now, &q);
+			continue;
+		}
+		shoal_stat_inc(ss->sn, SHOAL_STAT_PL2_RSV_TIMEOUT);
+		if (b->tries >= SHOAL_PL2_RSV_TRIES) {
+			shoal_pl2_requeue(ss, b);
+			shoal_pl2_end(ss, b, false, now, &q);
+			continue;
+		}
+		/* a copy that went unsolicited is not known to be right:
+		 * the new GRT's slot sends the burst
+		 */
+		b->unsol = false;
+		shoal_pl2_rsv(ss, b, now, &q);
+	}
+	shoal_pl2_arm(ss);
+	spin_unlock(&ss->lock);
+	shoal_xmit_list(ss->sn, &q);
+	return HRTIMER_NORESTART;
+}
+
+/* The socket closes: its messages are gone, its timer stopped.  Bursts
+ * granted a slot go now (the switch counts them off); those still
+ * waiting for a GRT are dropped.  Under ss->lock.
+ */
+void shoal_pl2_sock_close(struct shoal_sock *ss, struct sk_buff_head *q)
+{
+	struct shoal_pl2_burst *b, *btmp;
+	struct shoal_pl2_dst *d;
+	struct hlist_node *dtmp;
+	u64 now = ktime_get_ns();
+	int i;
+
+	for (i = 0; i < SHOAL_PL2_DST_HASH; i++) {
+		hlist_for_each_entry_safe(d, dtmp, &ss->pl2s.dsts[i], node) {
+			list_for_each_entry_safe(b, btmp, &d->bursts, node) {
+				if (b->state == SHOAL_PL2_GRANTED) {
+					shoal_pl2_uplink(ss->sn, now,
+							 b->bytes);
+					skb_queue_splice_tail_init(&b->skbs,
+								   q);
+				}
+				__skb_queue_purge(&b->skbs);
+				list_del(&b->timed);
+				kfree(b);
+			}
+			hlist_del(&d->node);
+			kfree(d);
+		}
+	}
+	ss->pl2s.nr_dsts = 0;
+}
+
+/* An RSV reached a host: no PL2 switch was on its path.  The host answers
+ * for the switch with slots 0, 0 (send at once), so PL2 sockets work
+ * across any path, without reservations.
+ */
+void shoal_pl2_answer(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
+		      const struct shoal_addr *src,
+		      const struct in6_addr *local, struct sk_buff_head *q)
+{
+	struct shoal_addr to = { .ip = src->ip, .port = pkt->dport };
+
+	shoal_ctrl(sn, pkt->sport, &to, local, SHOAL_T_GRT, pkt->msg_id,
+		   (pkt->flags & SHOAL_F_NAME) | SHOAL_F_BOUNCED, pkt->msg_len,
+		   pkt->offset, 0, q);
+	shoal_stat_inc(sn, SHOAL_STAT_PL2_RSV_ANSWERED);
+}
