@@ -19,11 +19,6 @@
                                              each), print JSON with the
                                              seconds until each was
                                              acknowledged (t1, t2)
-  shoal_msgs.py trickle ADDR PORT SIZE INTERVAL STOP [TAG]
-                                             one message of SIZE bytes every
-                                             INTERVAL seconds until the file
-                                             STOP exists, then wait for them
-                                             as send does, print JSON
 
 The protocol is SHOAL_PROTO from the environment: sird (the default) or
 pl2; the two share one socket API.  recv's JSON counts the good messages
@@ -136,17 +131,6 @@ def send(addr, port, count, size, tag):
     finish(s, start)
 
 
-def trickle(addr, port, size, interval, stop, tag):
-    s = socket.socket(family(addr), socket.SOCK_DGRAM, proto())
-    start = time.time()
-    i = 0
-    while not os.path.exists(stop) and time.time() < start + 600:
-        s.sendto(body(tag, i, size), (addr, port))
-        i += 1
-        time.sleep(interval)
-    finish(s, start)
-
-
 def finish(s, start):
     """wait until every message is acknowledged or failed, print JSON"""
     errors = {}
@@ -203,9 +187,6 @@ def main(argv):
     elif len(argv) >= 6 and argv[1] == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
              int(argv[6]) if len(argv) > 6 else 0)
-    elif len(argv) >= 7 and argv[1] == "trickle":
-        trickle(argv[2], int(argv[3]), int(argv[4]), float(argv[5]), argv[6],
-                int(argv[7]) if len(argv) > 7 else 0)
     elif len(argv) >= 7 and argv[1] == "pair":
         pair(int(argv[2]), argv[3], int(argv[4]), argv[5], int(argv[6]))
     else:
