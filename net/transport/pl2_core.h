@@ -186,23 +186,16 @@ static inline enum pl2_grt_action pl2_on_grt(const struct pl2_cfg *c,
 	return a;
 }
 
-/* How long an RSV waits for its GRT before it goes again: @base_ns, or
- * PL2_TIMEOUT_EST times the estimate when that is longer; doubled for
- * each earlier try (@tries), at most PL2_TIMEOUT_SHIFT_MAX times
+/* How long a burst waits for its GRT before it goes without: @base_ns,
+ * or PL2_TIMEOUT_EST times the estimate when that is longer
  */
 #define PL2_TIMEOUT_EST		8
-#define PL2_TIMEOUT_SHIFT_MAX	6
 
-static inline u64 pl2_rsv_timeout_ns(u64 base_ns, const struct pl2_peer *p,
-				     u32 tries)
+static inline u64 pl2_rsv_timeout_ns(u64 base_ns, const struct pl2_peer *p)
 {
 	u64 e = PL2_TIMEOUT_EST * pl2_est_min(&p->est);
 
-	if (e > base_ns)
-		base_ns = e;
-	if (tries > PL2_TIMEOUT_SHIFT_MAX)
-		tries = PL2_TIMEOUT_SHIFT_MAX;
-	return base_ns << tries;
+	return e > base_ns ? e : base_ns;
 }
 
 /* The uplink: *@free_ns is when it has sent everything handed to it.

@@ -96,7 +96,8 @@ struct shoal_cfg {
 	u32 sird_fair_permille;	/* sender turns given to fair share */
 	u32 pl2_k;		/* packets per burst, at most */
 	u32 pl2_t;		/* unsolicited below this slot, 0: never */
-	u32 pl2_rate_mbps;	/* the links' rate: a slot's length */
+	u32 pl2_rate_mbps;	/* the links' rate: the uplink's clock */
+	u32 pl2_slot_ns;	/* a slot, 0: a full frame at the rate */
 	u32 pl2_outstanding;	/* exchanges per destination host */
 	u32 pl2_rsv_timeout_us;	/* an RSV's wait for its GRT, at least */
 };

@@ -39,6 +39,7 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.pl2_k = 4,			/* the paper's K */
 	.pl2_t = 2,			/* about an RSV-GRT delay here */
 	.pl2_rate_mbps = 1000,
+	.pl2_slot_ns = 0,		/* 1514 bytes at pl2_rate_mbps */
 	.pl2_outstanding = 1,		/* one exchange per destination */
 	.pl2_rsv_timeout_us = 20000,
 };

@@ -17,12 +17,12 @@
  * says all its bytes come unasked, so the receiver reassembles,
  * acknowledges and asks for lost bytes as for any message.
  *
- * Reservations never leak from here: an RSV without a GRT goes again,
- * (SHOAL_PL2_RSV_TRIES in all, then its packets go back to their
- * messages); a burst whose GRT came is sent, even if its messages are
- * gone meanwhile (the switch counts its packets off), and a socket that
- * closes sends the bursts it holds a grant for.  What a dead host leaves
- * in a switch's counters is the switch's to forget (pl2-switch's lease).
+ * Reservations never leak from here: every RSV is sent once and its burst
+ * always goes, in its slot, or when its GRT is overdue, even if its
+ * messages are gone meanwhile (the switch counts its packets off); a
+ * socket that closes sends the bursts it holds a grant for.  What a dead
+ * host or a lost GRT leaves in a switch's counters is the switch's to
+ * forget (pl2-switch's lease).
  *
  * Locking: see shoal_pl2.h.
  */
@@ -42,7 +42,9 @@ static void shoal_pl2_cfg(const struct shoal_net *sn, struct pl2_cfg *c)
 	c->k = READ_ONCE(sn->cfg.pl2_k);
 	c->t = READ_ONCE(sn->cfg.pl2_t);
 	c->rate_bps = (u64)mbps * 1000000ULL;
-	c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
+	c->slot_ns = READ_ONCE(sn->cfg.pl2_slot_ns);
+	if (!c->slot_ns)
+		c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
 }
 
 void shoal_pl2_net_init(struct shoal_pl2_net *pn)
@@ -189,8 +191,7 @@ static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 	shoal_ctrl(ss->sn, ss->port, &to, NULL, SHOAL_T_RSV, b->msg_id,
 		   b->name_flags, b->msg_len, b->offset, b->demand, q);
 	b->rsv_ns = now;
-	wait = pl2_rsv_timeout_ns(wait, &b->dst->peer, b->tries++);
-	shoal_pl2_time(ss, b, now + wait);
+	shoal_pl2_time(ss, b, now + pl2_rsv_timeout_ns(wait, &b->dst->peer));
 }
 
 /* Up to K packets from @d's messages, oldest first; NULL if none (or no
@@ -324,32 +325,6 @@ static void shoal_pl2_end(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 	shoal_pl2_dst_put(ss, d);
 }
 
-/* @b's RSV went unanswered SHOAL_PL2_RSV_TRIES times: its packets go back
- * to their messages (those still here), to go in a new burst
- */
-static void shoal_pl2_requeue(struct shoal_sock *ss,
-			      struct shoal_pl2_burst *b)
-{
-	const struct shoal_hdr *h;
-	struct shoal_addr to;
-	struct shoal_omsg *m;
-	struct sk_buff *skb;
-
-	to.ip = b->dst->ip;
-	skb_queue_walk(&b->skbs, skb) {
-		h = (const struct shoal_hdr *)skb->data;
-		to.port = ntohs(h->dport);
-		m = shoal_omsg_find(ss, &to, be64_to_cpu(h->msg_id),
-				    h->flags & SHOAL_F_NAME);
-		if (!m || !m->pl2_dst)
-			continue;
-		shoal_tx_resend(&m->tx, ntohl(h->offset),
-				ntohl(h->payload_len));
-		if (list_empty(&m->pl2_node))
-			list_add_tail(&m->pl2_node, &b->dst->msgs);
-	}
-}
-
 /* Bytes of @m may be sent (new, a RESEND, a probe): it queues at its
  * destination.  Under ss->lock.
  */
@@ -418,8 +393,8 @@ void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	shoal_pl2_arm(ss);
 }
 
-/* The socket's timer: bursts whose slot came go, RSVs without an answer
- * go again
+/* The socket's timer: bursts whose slot came go, and so do those whose
+ * GRT is overdue
  */
 enum hrtimer_restart shoal_pl2_timer(struct hrtimer *t)
 {
@@ -440,17 +415,14 @@ enum hrtimer_restart shoal_pl2_timer(struct hrtimer *t)
 			shoal_pl2_end(ss, b, true, now, &q);
 			continue;
 		}
-		shoal_stat_inc(ss->sn, SHOAL_STAT_PL2_RSV_TIMEOUT);
-		if (b->tries >= SHOAL_PL2_RSV_TRIES) {
-			shoal_pl2_requeue(ss, b);
-			shoal_pl2_end(ss, b, false, now, &q);
-			continue;
-		}
-		/* a copy that went unsolicited is not known to be right:
-		 * the new GRT's slot sends the burst
+		/* no GRT in time: the burst goes now, as granted.  A late
+		 * GRT is far likelier than a lost one (the RSV reached the
+		 * switch, which counted it: the burst's packets take exactly
+		 * that off); an RSV sent again would be counted twice and
+		 * only one of them ever taken off.
 		 */
-		b->unsol = false;
-		shoal_pl2_rsv(ss, b, now, &q);
+		shoal_stat_inc(ss->sn, SHOAL_STAT_PL2_RSV_TIMEOUT);
+		shoal_pl2_end(ss, b, true, now, &q);
 	}
 	shoal_pl2_arm(ss);
 	spin_unlock(&ss->lock);

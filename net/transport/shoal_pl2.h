@@ -25,7 +25,6 @@
 
 #define SHOAL_PL2_DST_HASH	16
 #define SHOAL_PL2_DSTS_KEEP	64	/* idle destinations kept */
-#define SHOAL_PL2_RSV_TRIES	4	/* RSVs a burst sends, at most */
 
 struct shoal_sock;
 struct shoal_omsg;
@@ -68,11 +67,10 @@ struct shoal_pl2_burst {
 	u32 offset;
 	u32 demand;			/* packets */
 	u32 bytes;			/* on the wire */
-	u64 rsv_ns;			/* when the RSV last left */
+	u64 rsv_ns;			/* when the RSV left */
 	u64 at;				/* the timer's: send, or RSV timeout */
 	enum shoal_pl2_burst_state state;
 	bool unsol;			/* a copy went ahead of the GRT */
-	u32 tries;			/* RSVs sent */
 };
 
 /* A PL2 socket's sender state, in struct shoal_sock */

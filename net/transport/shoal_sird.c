@@ -25,8 +25,6 @@
 #include "shoal_sock.h"
 
 #define SHOAL_SIRD_BURST	16	/* grants per pacer run, at most */
-/* Ethernet, IPv4, UDP and Shoal headers of a DATA packet */
-#define SHOAL_WIRE_OVERHEAD	(14 + 20 + 8 + SHOAL_HDR_LEN)
 
 /* The settings of both sides; rate_bps is the receiver's */
 void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)

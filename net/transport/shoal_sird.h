@@ -26,6 +26,9 @@
 #define SHOAL_SIRD_PEERS_KEEP	256	/* idle peers kept for their loops */
 #define SHOAL_CREDIT_OWED	8	/* trimmed ranges a message waits for */
 
+/* Ethernet, IPv4, UDP and Shoal headers of a DATA packet */
+#define SHOAL_WIRE_OVERHEAD	(14 + 20 + 8 + SHOAL_HDR_LEN)
+
 struct shoal_sock;
 struct shoal_net;
 

@@ -28,11 +28,11 @@ bool shoal_sird_tx_paced(const struct shoal_net *sn)
 	return READ_ONCE(sn->cfg.sird_tx_rate_mbps) != 0;
 }
 
+/* Per packet: only the fields it needs, not all of shoal_sird_cfg() */
 bool shoal_sird_tx_csn(struct shoal_net *sn)
 {
-	struct sird_cfg cfg;
+	struct sird_cfg cfg = { .sthr = READ_ONCE(sn->cfg.sird_sthr) };
 
-	shoal_sird_cfg(sn, &cfg);
 	return sird_csn(&cfg, READ_ONCE(sn->sird_tx.held));
 }
 
@@ -47,11 +47,12 @@ static void shoal_sird_tx_kick(struct shoal_sird_tx *tx, u64 at)
 void shoal_sird_tx_sent(struct shoal_net *sn, u32 len)
 {
 	struct shoal_sird_tx *tx = &sn->sird_tx;
-	struct sird_cfg cfg;
+	struct sird_cfg cfg = {
+		.rate_bps = READ_ONCE(sn->cfg.sird_tx_rate_mbps) * 1000000ULL,
+		.overhead = SHOAL_WIRE_OVERHEAD,
+	};
 	u64 now;
 
-	shoal_sird_cfg(sn, &cfg);
-	cfg.rate_bps = READ_ONCE(sn->cfg.sird_tx_rate_mbps) * 1000000ULL;
 	if (!cfg.rate_bps)
 		return;
 	spin_lock(&tx->lock);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * shoal.ko: the sockets.  socket(AF_INET or AF_INET6, SOCK_DGRAM,
- * IPPROTO_SIRD) gives a message socket (include/uapi/linux/shoal.h,
- * Documentation/shoal.md): bind() takes a Shoal port (or one is chosen at
- * the first send), sendmsg() sends one whole message, recvmsg() returns
- * one whole message, MSG_ERRQUEUE the messages that failed.  The protocol
- * number is a lookup key for socket() only: packets travel as UDP.
+ * IPPROTO_SIRD or IPPROTO_PL2) gives a message socket
+ * (include/uapi/linux/shoal.h, Documentation/shoal.md): bind() takes a
+ * Shoal port (or one is chosen at the first send), sendmsg() sends one
+ * whole message, recvmsg() returns one whole message, MSG_ERRQUEUE the
+ * messages that failed.  The two protocols differ only in how they send
+ * (PL2: shoal_pl2.c).  The protocol number is a lookup key for socket()
+ * only: packets travel as UDP.
  *
  * Locking: see shoal_sock.h.  sn->ports_lock guards writers of the port
  * table; the receive path reads it under RCU.
@@ -438,8 +440,12 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	list_add_tail(&m->node, &ss->done);
 	shoal_sock_arm(ss);
 	spin_unlock_bh(&ss->lock);
-	/* memory came free: messages waiting for it may get credit */
-	shoal_sird_kick(&ss->sn->sird);
+	/* memory came free: messages waiting for it may get credit (a
+	 * hint read without the lock: one that starts to wait kicks the
+	 * pacer itself)
+	 */
+	if (!list_empty(&ss->sn->sird.wanting))
+		shoal_sird_kick(&ss->sn->sird);
 	return err;
 }
 

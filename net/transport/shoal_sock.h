@@ -5,7 +5,7 @@
  *
  * Locking: each socket has one spinlock, ss->lock, taken with bottom
  * halves off in process context and plainly in softirq context (the
- * receive path, the socket's timer).  It guards everything in struct
+ * receive path, the socket's timers).  It guards everything in struct
  * shoal_sock below it and every message the socket owns.  Packets are
  * built under it into a local queue and sent after it is dropped.  The
  * receive path finds a socket by port under RCU (sockets are freed an RCU

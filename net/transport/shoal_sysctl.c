@@ -30,6 +30,7 @@ static u32 shoal_pl2_t_max = 65535;	/* a GRT's slot field */
 static u32 shoal_pl2_out_max = 64;
 static u32 shoal_pl2_timeout_min = 100;
 static u32 shoal_pl2_timeout_max = 10000000;	/* 10 s */
+static u32 shoal_pl2_slot_max = 10000000;	/* 10 ms */
 
 /* A new port opens a new socket first: a port in use is refused and the
  * old one stays.
@@ -205,6 +206,14 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra2		= &shoal_rate_max,
 	},
 	{
+		.procname	= "pl2_slot_ns",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_pl2_slot_max,
+	},
+	{
 		.procname	= "pl2_outstanding",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
@@ -250,8 +259,9 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[16].data = &sn->cfg.pl2_k;
 	t[17].data = &sn->cfg.pl2_t;
 	t[18].data = &sn->cfg.pl2_rate_mbps;
-	t[19].data = &sn->cfg.pl2_outstanding;
-	t[20].data = &sn->cfg.pl2_rsv_timeout_us;
+	t[19].data = &sn->cfg.pl2_slot_ns;
+	t[20].data = &sn->cfg.pl2_outstanding;
+	t[21].data = &sn->cfg.pl2_rsv_timeout_us;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

@@ -81,7 +81,8 @@ CASES = {
     "unknown": (ctrl("unknown"), 0, ["rx_unknown+1"] + OK),
     "ack": (ctrl("ack", flags=F_RESPONSE), 0, ["rx_ack+1"] + OK),
     "abort": (ctrl("abort", word=110), 0, ["rx_abort+1"] + OK),
-    "rsv": (ctrl("rsv", word=8), 0, ["rx_rsv+1"] + OK),
+    # no PL2 switch took it: the host answers (a GRT, counted apart)
+    "rsv": (ctrl("rsv", word=8), 0, ["pl2_rsv_answered+1", "rx_rsv+1"]),
     "grt": (ctrl("grt", flags=F_BOUNCED, word=0x00030005), 0, ["rx_grt+1"] + OK),
     "empty": (b"", 0, ["rx_drop_short+1"]),
     "short": (data()[:31], 0, ["rx_drop_short+1"]),

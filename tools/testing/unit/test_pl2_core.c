@@ -4,8 +4,8 @@
  * slot's length, the GRT's two slots and the later of them, Eq. 1 with
  * the paper's numbers, the RSV-GRT estimate (the minimum of the last
  * PL2_EST_N samples), Algorithm 2 (unsolicited only after a small and
- * recent grant; a busy port sends the burst again), the RSV timeout and
- * its backoff, and the uplink's clock.
+ * recent grant; a busy port sends the burst again), the GRT timeout and
+ * the uplink's clock.
  */
 #include <stdio.h>
 
@@ -124,15 +124,18 @@ static void test_pending(void)
 static void test_timeout(void)
 {
 	struct pl2_peer p;
+	unsigned int i;
 
 	pl2_peer_init(&p);
-	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p, 0), 20000, "the base");
-	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p, 2), 80000, "doubled per try");
-	CHECK_EQ(pl2_rsv_timeout_ns(1000, &p, 99), 1000ULL << 6,
-		 "the backoff is capped");
+	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p), 20000, "the base");
+	pl2_est_add(&p.est, 2000);
+	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p), 20000,
+		 "the base when 8 x the estimate is shorter");
 	pl2_est_add(&p.est, 5000);
-	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p, 0), 40000,
-		 "8 x the estimate when longer");
+	for (i = 0; i < PL2_EST_N - 1; i++)	/* the 2000 ages out */
+		pl2_est_add(&p.est, 3000);
+	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p), 24000,
+		 "8 x the estimate (min 3000 ns) when longer");
 }
 
 static void test_uplink(void)
