@@ -44,7 +44,7 @@
 #      counted, not checked (they show that the checks of 2 can fail).
 # A run's numbers: Documentation/testing.md.  Knobs for
 # diagnosis: PL2_INCAST_T (net.shoal.pl2_t), PL2_INCAST_RESEND_MS,
-# PL2_INCAST_RSV_TIMEOUT_US, PL2_INCAST_MSGS, PL2_INCAST_SIZE,
+# PL2_INCAST_RSV_TIMEOUT_US, PL2_INCAST_MSGS, PL2_INCAST_SIZE, PL2_INCAST_RATE,
 # PL2_INCAST_RPC_FACTOR; PL2_INCAST_PROTO=sird runs 1, 2 and 4 over SIRD
 # sockets instead (no PL2 counters).
 # shellcheck source-path=SCRIPTDIR
@@ -60,7 +60,7 @@ source "$HERE/../lib/shoal.sh"
 PROTO=${PL2_INCAST_PROTO:-pl2}
 N=4				# incast senders
 CLI=5				# the RPC client's sender number
-RATE=20				# Mbit/s, every link
+RATE=${PL2_INCAST_RATE:-20}	# Mbit/s, every link
 FRAME=1514			# a full packet as tbf and the endpoint count it
 SLOT_NS=$(((FRAME * 8 * 1000 + RATE - 1) / RATE))	# its time at RATE: 605.6 us
 K=4				# net.shoal.pl2_k, pl2-switch --kmax
