@@ -59,12 +59,40 @@ enum pl2_grt_action {
 				 */
 };
 
-/* ns of @bytes at @rate_bps, rounded up; 0 when the rate is 0 */
+#define PL2_NS_MAX		(~0ULL)	/* every time saturates here */
+
+/* Time sums and products saturate: a wrapped one would turn a long wait
+ * or timeout into none
+ */
+static inline u64 pl2_add_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return __builtin_add_overflow(a, b, &r) ? PL2_NS_MAX : r;
+}
+
+static inline u64 pl2_mul_sat(u64 a, u64 b)
+{
+	u64 r;
+
+	return __builtin_mul_overflow(a, b, &r) ? PL2_NS_MAX : r;
+}
+
+/* ns of @bytes at @rate_bps, rounded up; 0 when the rate is 0.  Exact
+ * below 2^31 bytes (far more than a burst); beyond, PL2_NS_MAX.
+ */
 static inline u64 pl2_bytes_ns(u64 bytes, u64 rate_bps)
 {
+	u64 bit_ns, q;
+
 	if (!rate_bps)
 		return 0;
-	return (bytes * 8 * 1000000000ULL + rate_bps - 1) / rate_bps;
+	bit_ns = pl2_mul_sat(bytes, 8 * 1000000000ULL);
+	if (bit_ns == PL2_NS_MAX)
+		return PL2_NS_MAX;
+	/* not (a + rate - 1) / rate: that wraps for rates near 2^64 */
+	q = core_div64(bit_ns, rate_bps);
+	return q + (q * rate_bps != bit_ns);
 }
 
 /* One slot: a packet of @mtu bytes at @rate_mbps, at least 1 ns */
@@ -129,8 +157,8 @@ static inline u64 pl2_est_min(const struct pl2_est *e)
 static inline u64 pl2_wait_ns(const struct pl2_cfg *c, u32 chosen,
 			      u64 rsv_grt_ns, u64 pending_ns)
 {
-	u64 slots = (u64)chosen * c->slot_ns;
-	u64 ahead = rsv_grt_ns + pending_ns;
+	u64 slots = pl2_mul_sat(chosen, c->slot_ns);
+	u64 ahead = pl2_add_sat(rsv_grt_ns, pending_ns);
 
 	return slots > ahead ? slots - ahead : 0;
 }
@@ -138,7 +166,7 @@ static inline u64 pl2_wait_ns(const struct pl2_cfg *c, u32 chosen,
 /* How long after its last GRT a peer's ports count as known */
 static inline u64 pl2_recent_ns(const struct pl2_peer *p)
 {
-	u64 r = 2 * pl2_est_min(&p->est);
+	u64 r = pl2_mul_sat(2, pl2_est_min(&p->est));
 
 	return r > PL2_RECENT_MIN_NS ? r : PL2_RECENT_MIN_NS;
 }
@@ -186,18 +214,6 @@ static inline enum pl2_grt_action pl2_on_grt(const struct pl2_cfg *c,
 	return a;
 }
 
-/* How long a burst waits for its GRT before it goes without: @base_ns,
- * or PL2_TIMEOUT_EST times the estimate when that is longer
- */
-#define PL2_TIMEOUT_EST		8
-
-static inline u64 pl2_rsv_timeout_ns(u64 base_ns, const struct pl2_peer *p)
-{
-	u64 e = PL2_TIMEOUT_EST * pl2_est_min(&p->est);
-
-	return e > base_ns ? e : base_ns;
-}
-
 /* The uplink: *@free_ns is when it has sent everything handed to it.
  * @bytes more leave at @now; returns what it held before them, in ns
  * (Eq. 1's pendingDataDelay).
@@ -207,7 +223,7 @@ static inline u64 pl2_uplink_add(u64 *free_ns, u64 now, u64 bytes,
 {
 	u64 pending = *free_ns > now ? *free_ns - now : 0;
 
-	*free_ns = now + pending + pl2_bytes_ns(bytes, rate_bps);
+	*free_ns = pl2_add_sat(now + pending, pl2_bytes_ns(bytes, rate_bps));
 	return pending;
 }
 

@@ -37,6 +37,7 @@ enum shoal_stat {
 	SHOAL_STAT_RX_TRIMMED,
 	SHOAL_STAT_RX_CE,
 	SHOAL_STAT_RX_DROP_NOMEM,
+	SHOAL_STAT_RX_DROP_NOT_UNICAST,	/* to a broadcast or multicast address */
 	SHOAL_STAT_RX_DROP_NO_SOCKET,
 	SHOAL_STAT_RX_DROP_NO_MSG,	/* control for a message we lack */
 	SHOAL_STAT_RX_DROP_MISMATCH,	/* msg_len differs from the message's */
@@ -65,6 +66,9 @@ enum shoal_stat {
 	SHOAL_STAT_PL2_RSV_TIMEOUT,	/* RSVs without a GRT in time */
 	SHOAL_STAT_PL2_RSV_ANSWERED,	/* RSVs this host answered: no
 					 * switch on the path
+					 */
+	SHOAL_STAT_PL2_WAIT_CAPPED,	/* slots further off than the
+					 * GRT timeout: sent then
 					 */
 	SHOAL_STAT_PL2_WAIT_NS,		/* Eq. 1's waits, summed */
 	SHOAL_STAT_PL2_RSV_GRT_NS,	/* RSV-GRT delays, summed */

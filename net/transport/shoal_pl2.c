@@ -26,6 +26,7 @@
  *
  * Locking: see shoal_pl2.h.
  */
+#include <linux/hash.h>
 #include <linux/slab.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -45,6 +46,15 @@ static void shoal_pl2_cfg(const struct shoal_net *sn, struct pl2_cfg *c)
 	c->slot_ns = READ_ONCE(sn->cfg.pl2_slot_ns);
 	if (!c->slot_ns)
 		c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
+}
+
+/* How long a burst waits for its GRT, and for its slot, at most.  Not
+ * scaled by the RSV-GRT estimate: a GRT later than this is stale and
+ * never a sample, so a run of slow exchanges cannot stretch it.
+ */
+static u64 shoal_pl2_timeout_ns(const struct shoal_net *sn)
+{
+	return (u64)READ_ONCE(sn->cfg.pl2_rsv_timeout_us) * 1000;
 }
 
 void shoal_pl2_net_init(struct shoal_pl2_net *pn)
@@ -75,10 +85,12 @@ static u32 shoal_pl2_wire_len(const struct sk_buff *skb,
 	return skb->len + sizeof(struct udphdr) + ip + ETH_HLEN;
 }
 
+/* Every bit of the address counts: the low bits of a v4-mapped one, as
+ * a little-endian word, are its first octet, the same for a whole subnet
+ */
 static u32 shoal_pl2_hash(const struct in6_addr *ip)
 {
-	return (__force u32)(ip->s6_addr32[2] ^ ip->s6_addr32[3]) %
-	       SHOAL_PL2_DST_HASH;
+	return hash_32(ipv6_addr_hash(ip), SHOAL_PL2_DST_BITS);
 }
 
 static struct shoal_pl2_dst *shoal_pl2_dst_find(struct shoal_sock *ss,
@@ -166,10 +178,15 @@ static void shoal_pl2_arm(struct shoal_sock *ss)
 			      HRTIMER_MODE_ABS_SOFT);
 }
 
-/* Put @b on the timed list at @at, in order */
+/* Put @b on the timed list @wait ns after @now, in order.  The sum
+ * saturates, and at the hrtimer's horizon: a time past KTIME_MAX would
+ * be a negative ktime, which fires at once, finds nothing due and arms
+ * the timer again, for ever.
+ */
 static void shoal_pl2_time(struct shoal_sock *ss, struct shoal_pl2_burst *b,
-			   u64 at)
+			   u64 now, u64 wait)
 {
+	u64 at = min_t(u64, pl2_add_sat(now, wait), KTIME_MAX);
 	struct shoal_pl2_burst *pos;
 
 	b->at = at;
@@ -186,12 +203,11 @@ static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 			  u64 now, struct sk_buff_head *q)
 {
 	struct shoal_addr to = { .ip = b->dst->ip, .port = b->dport };
-	u64 wait = (u64)READ_ONCE(ss->sn->cfg.pl2_rsv_timeout_us) * 1000;
 
 	shoal_ctrl(ss->sn, ss->port, &to, NULL, SHOAL_T_RSV, b->msg_id,
 		   b->name_flags, b->msg_len, b->offset, b->demand, q);
 	b->rsv_ns = now;
-	shoal_pl2_time(ss, b, now + pl2_rsv_timeout_ns(wait, &b->dst->peer));
+	shoal_pl2_time(ss, b, now, shoal_pl2_timeout_ns(ss->sn));
 }
 
 /* Up to K packets from @d's messages, oldest first; NULL if none (or no
@@ -383,13 +399,21 @@ void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	}
 	if (a == PL2_UNSOL_RESEND)
 		shoal_stat_inc(sn, SHOAL_STAT_PL2_UNSOL_RESENT);
+	/* a slot further off than a GRT may take (a counter that leaks
+	 * reservations, a forged GRT) must not hold the destination's
+	 * exchange: the burst goes when an overdue GRT's would
+	 */
+	if (wait > shoal_pl2_timeout_ns(sn)) {
+		wait = shoal_pl2_timeout_ns(sn);
+		shoal_stat_inc(sn, SHOAL_STAT_PL2_WAIT_CAPPED);
+	}
 	shoal_stat_add(sn, SHOAL_STAT_PL2_WAIT_NS, wait);
 	if (!wait) {
 		shoal_pl2_end(ss, b, true, now, q);
 		return;
 	}
 	b->state = SHOAL_PL2_GRANTED;
-	shoal_pl2_time(ss, b, now + wait);
+	shoal_pl2_time(ss, b, now, wait);
 	shoal_pl2_arm(ss);
 }
 
@@ -464,7 +488,8 @@ void shoal_pl2_sock_close(struct shoal_sock *ss, struct sk_buff_head *q)
 
 /* An RSV reached a host: no PL2 switch was on its path.  The host answers
  * for the switch with slots 0, 0 (send at once), so PL2 sockets work
- * across any path, without reservations.
+ * across any path, without reservations.  The caller checked that a
+ * socket has the RSV's port (else the sender learns of that at once).
  */
 void shoal_pl2_answer(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
 		      const struct shoal_addr *src,

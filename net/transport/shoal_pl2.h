@@ -16,6 +16,7 @@
 #ifndef _SHOAL_PL2_H
 #define _SHOAL_PL2_H
 
+#include <linux/bits.h>
 #include <linux/hrtimer.h>
 #include <linux/list.h>
 #include <linux/skbuff.h>
@@ -23,7 +24,8 @@
 
 #include "pl2_core.h"
 
-#define SHOAL_PL2_DST_HASH	16
+#define SHOAL_PL2_DST_BITS	4
+#define SHOAL_PL2_DST_HASH	BIT(SHOAL_PL2_DST_BITS)
 #define SHOAL_PL2_DSTS_KEEP	64	/* idle destinations kept */
 
 struct shoal_sock;

@@ -17,6 +17,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_TRIMMED] = "rx_trimmed",
 	[SHOAL_STAT_RX_CE] = "rx_ce",
 	[SHOAL_STAT_RX_DROP_NOMEM] = "rx_drop_nomem",
+	[SHOAL_STAT_RX_DROP_NOT_UNICAST] = "rx_drop_not_unicast",
 	[SHOAL_STAT_RX_DROP_NO_SOCKET] = "rx_drop_no_socket",
 	[SHOAL_STAT_RX_DROP_NO_MSG] = "rx_drop_no_msg",
 	[SHOAL_STAT_RX_DROP_MISMATCH] = "rx_drop_mismatch",
@@ -44,6 +45,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_PL2_GRT_STALE] = "pl2_grt_stale",
 	[SHOAL_STAT_PL2_RSV_TIMEOUT] = "pl2_rsv_timeout",
 	[SHOAL_STAT_PL2_RSV_ANSWERED] = "pl2_rsv_answered",
+	[SHOAL_STAT_PL2_WAIT_CAPPED] = "pl2_wait_capped",
 	[SHOAL_STAT_PL2_WAIT_NS] = "pl2_wait_ns",
 	[SHOAL_STAT_PL2_RSV_GRT_NS] = "pl2_rsv_grt_ns",
 };

@@ -198,13 +198,6 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
-	if (pkt->type == SHOAL_T_RSV) {
-		/* no PL2 switch took it on the way */
-		shoal_pl2_answer(sn, pkt, src, local, &q);
-		kfree_skb(skb);
-		shoal_xmit_list(sn, &q);
-		return;
-	}
 	/* a GRT is its sender's RSV, returned: the socket is its source */
 	if (pkt->type == SHOAL_T_GRT) {
 		ss = shoal_port_find(sn, pkt->sport);
@@ -213,11 +206,19 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	}
 	if (ss && !shoal_sock_hears(ss, src))
 		ss = NULL;
+	if (ss && pkt->type == SHOAL_T_RSV) {
+		/* no PL2 switch took it on the way */
+		shoal_pl2_answer(sn, pkt, src, local, &q);
+		kfree_skb(skb);
+		shoal_xmit_list(sn, &q);
+		return;
+	}
 	if (!ss) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
 		/* a sender learns at once that nobody listens */
-		if (!ss && (pkt->type == SHOAL_T_DATA ||
-			    pkt->type == SHOAL_T_CREDIT_REQ))
+		if (pkt->type == SHOAL_T_DATA ||
+		    pkt->type == SHOAL_T_CREDIT_REQ ||
+		    pkt->type == SHOAL_T_RSV)
 			shoal_ctrl(sn, pkt->dport, src, local,
 				   SHOAL_T_UNKNOWN, pkt->msg_id,
 				   pkt->flags & SHOAL_F_NAME, pkt->msg_len, 0,

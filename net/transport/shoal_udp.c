@@ -55,6 +55,21 @@ static void shoal_rx_source(const struct sk_buff *skb, u16 port,
 	a->port = port;
 }
 
+/* Whether a datagram was sent to this host alone.  Shoal talks to one
+ * host at a time; one sent to a broadcast or multicast address would
+ * have every host answer it (an RSV with a GRT, DATA for no socket with
+ * UNKNOWN), multiplying what its forged source asked for.
+ */
+static bool shoal_rx_unicast(const struct sk_buff *skb)
+{
+	const struct rtable *rt;
+
+	if (ip_hdr(skb)->version != 4)
+		return !ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr);
+	rt = skb_rtable(skb);
+	return !rt || !(rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST));
+}
+
 /* One datagram, skb->data at its UDP header.  Returns 0: consumed.  The
  * namespace's state comes from the socket's namespace, not from
  * sk_user_data: a socket being closed (a port move) has that cleared
@@ -73,6 +88,10 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	len = skb->len - sizeof(struct udphdr);
 	shoal_stat_inc(sn, SHOAL_STAT_RX_PACKETS);
 	shoal_stat_add(sn, SHOAL_STAT_RX_BYTES, len);
+	if (!shoal_rx_unicast(skb)) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NOT_UNICAST);
+		goto free;
+	}
 	/* the header in the linear part; the payload may stay in frags */
 	head = min_t(u32, len, SHOAL_HDR_MAX);
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + head)) {

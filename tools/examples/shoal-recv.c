@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shoal-recv PORT: receive Shoal messages (IPPROTO_SIRD) on PORT, print
- * each one's sender, id and length, and answer requests with "ok".
+ * shoal-recv PORT: receive Shoal messages (IPPROTO_SIRD, or IPPROTO_PL2
+ * with SHOAL_PROTO=pl2 in the environment) on PORT, print each one's
+ * sender, id and length, and answer requests with "ok".  A socket of
+ * either protocol receives from both; a response goes the socket's way.
  * A minimal example of the API in include/uapi/linux/shoal.h.
  */
 #include <arpa/inet.h>
@@ -12,15 +14,23 @@
 #include <sys/socket.h>
 #include <linux/shoal.h>
 
+/* The protocol: the API is the same */
+static int shoal_proto(void)
+{
+	const char *p = getenv("SHOAL_PROTO");
+
+	return p && !strcmp(p, "pl2") ? IPPROTO_PL2 : IPPROTO_SIRD;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_in6 me = { .sin6_family = AF_INET6 };
 	static char buf[1 << 20];
-	int fd = socket(AF_INET6, SOCK_DGRAM, IPPROTO_SIRD);
+	int fd = socket(AF_INET6, SOCK_DGRAM, shoal_proto());
 
 	if (argc != 2 || fd < 0) {
 		fprintf(stderr, argc != 2 ? "usage: shoal-recv PORT\n" :
-			"socket(IPPROTO_SIRD) failed: is shoal.ko loaded?\n");
+			"socket() failed: is shoal.ko loaded?\n");
 		return 1;
 	}
 	me.sin6_port = htons(atoi(argv[1]));	/* IPv6 sockets take IPv4 too */

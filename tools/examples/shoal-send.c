@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * shoal-send ADDR PORT TEXT: send TEXT as one Shoal request (IPPROTO_SIRD)
- * to an IPv4 ADDR and print the response, or why the message failed.
+ * shoal-send ADDR PORT TEXT: send TEXT as one Shoal request (IPPROTO_SIRD,
+ * or IPPROTO_PL2 with SHOAL_PROTO=pl2 in the environment) to an IPv4 ADDR
+ * and print the response, or why the message failed.
  * A minimal example of the API in include/uapi/linux/shoal.h.
  */
 #include <arpa/inet.h>
@@ -12,6 +13,14 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/shoal.h>
+
+/* The protocol: the API is the same */
+static int shoal_proto(void)
+{
+	const char *p = getenv("SHOAL_PROTO");
+
+	return p && !strcmp(p, "pl2") ? IPPROTO_PL2 : IPPROTO_SIRD;
+}
 
 int main(int argc, char **argv)
 {
@@ -26,7 +35,7 @@ int main(int argc, char **argv)
 			      .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = ctl, .msg_controllen = sizeof(ctl) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	int fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_SIRD);
+	int fd = socket(AF_INET, SOCK_DGRAM, shoal_proto());
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 

@@ -4,7 +4,8 @@
 
   shoal_craft.py list                     the cases, one a line
   shoal_craft.py expect CASE              the counters CASE moves ("name+N ...")
-  shoal_craft.py send CASE ADDR PORT      send CASE's packet
+  shoal_craft.py send CASE ADDR PORT      send CASE's packet (ADDR may be
+                                          a broadcast, or multicast%dev)
   shoal_craft.py flood N ADDR PORT        N random packets, half near-valid
   shoal_craft.py raw SRC DST PORT         2 IPv4 packets UDP must refuse
   shoal_craft.py udp COUNTER              this namespace's Udp COUNTER (snmp)
@@ -81,8 +82,8 @@ CASES = {
     "unknown": (ctrl("unknown"), 0, ["rx_unknown+1"] + OK),
     "ack": (ctrl("ack", flags=F_RESPONSE), 0, ["rx_ack+1"] + OK),
     "abort": (ctrl("abort", word=110), 0, ["rx_abort+1"] + OK),
-    # no PL2 switch took it: the host answers (a GRT, counted apart)
-    "rsv": (ctrl("rsv", word=8), 0, ["pl2_rsv_answered+1", "rx_rsv+1"]),
+    # for no socket: answered UNKNOWN, as DATA (a socket's: with a GRT)
+    "rsv": (ctrl("rsv", word=8), 0, ["rx_rsv+1"] + OK),
     "grt": (ctrl("grt", flags=F_BOUNCED, word=0x00030005), 0, ["rx_grt+1"] + OK),
     "empty": (b"", 0, ["rx_drop_short+1"]),
     "short": (data()[:31], 0, ["rx_drop_short+1"]),
@@ -112,6 +113,7 @@ def family(addr):
 
 def send(payloads, addr, port, tos=0):
     s = socket.socket(family(addr), socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1)
     if tos:
         if family(addr) == socket.AF_INET6:
             s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, tos)

@@ -63,6 +63,52 @@ want=$(shoal_craft expect data)
 tap_ok "$([ "$got" = "$want" ] && echo 1 || echo 0)" \
 	"IPv6: a DATA packet counted as '$want' (got '$got')"
 
+# 2b. nothing sent to a broadcast or multicast address is answered:
+#     every host would, for one forged source (the sender hears its own
+#     broadcast too)
+for c in rsv data; do
+	for to in 10.77.0.255 ff02::1%va; do
+		before_a=$(ip netns exec "$A" cat /proc/net/shoal/stats)
+		before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+		ip netns exec "$A" "$SHOAL_CRAFT" send "$c" "$to" 4797 ||
+			topo_die "cannot send $c to $to"
+		topo_nap 0.2
+		got=$(shoal_stats_delta "$before" "$(ip netns exec "$B" cat /proc/net/shoal/stats)")
+		got_a=$(shoal_stats_delta "$before_a" "$(ip netns exec "$A" cat /proc/net/shoal/stats)")
+		tap_ok "$([ "$got" = rx_drop_not_unicast+1 ] &&
+			[ "$got_a" = rx_drop_not_unicast+1 ] && echo 1 || echo 0)" \
+			"$c to $to: dropped unanswered by both hosts (got '$got' and '$got_a')"
+	done
+done
+
+# 2c. a forged GRT (msg_id, offset and slots of no exchange) finds the
+#     socket it names by its source port: a PL2 socket's counts it stale
+#     and changes nothing; a SIRD socket takes no GRT
+for pw in "254 pl2_grt_stale+1 rx_grt+1" "253 rx_drop_no_socket+1 rx_grt+1"; do
+	ip netns exec "$B" python3 -c '
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, int(sys.argv[1]))
+s.bind(("0.0.0.0", 0x1234))
+sys.stdout.write("bound\n"); sys.stdout.flush()
+time.sleep(30)' "${pw%% *}" >"$TOPO_TMP/grt" &
+	holder=$!
+	# python starts slowly in a guest on a busy host
+	for _ in $(seq 200); do
+		grep -q bound "$TOPO_TMP/grt" 2>/dev/null && break
+		topo_nap 0.1
+	done
+	grep -q bound "$TOPO_TMP/grt" || topo_die "no socket on port 0x1234"
+	before=$(ip netns exec "$B" cat /proc/net/shoal/stats)
+	ip netns exec "$A" "$SHOAL_CRAFT" send grt 10.77.0.2 4797 || topo_die "forged GRT"
+	topo_nap 0.2
+	got=$(shoal_stats_delta "$before" "$(ip netns exec "$B" cat /proc/net/shoal/stats)")
+	tap_ok "$([ "$got" = "${pw#* }" ] && echo 1 || echo 0)" \
+		"a forged GRT to an IPPROTO ${pw%% *} socket: '${pw#* }' (got '$got')"
+	kill "$holder" 2>/dev/null
+	wait "$holder" 2>/dev/null
+	rm -f "$TOPO_TMP/grt"
+done
+
 # 3. a flood of random bytes and random headers: every packet UDP hands
 #    over (a veth backlog may drop some before) counted once
 udp_before=$(ip netns exec "$B" "$SHOAL_CRAFT" udp InDatagrams)

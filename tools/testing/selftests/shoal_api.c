@@ -625,6 +625,54 @@ TEST_F(pair, stats)
 	EXPECT_EQ(ENOPROTOOPT, errno);
 }
 
+/* PL2's sysctls change while bursts are in flight (K, the exchanges per
+ * destination, the rate that sets a slot, t: unsolicited bursts or
+ * none): bursts formed keep their size, new ones take the new values,
+ * and every message arrives whole.  SIRD ignores them.
+ */
+TEST_F(pair, sysctls_in_flight)
+{
+	static const long k[] = { 1, 64, 4 }, out[] = { 1, 64, 2 };
+	static const long mbps[] = { 1, 1000000, 1000 }, t[] = { 65535, 0, 2 };
+	const char *names[] = { "pl2_k", "pl2_outstanding", "pl2_rate_mbps",
+				"pl2_t" };
+	long saved[4];
+	size_t base = 100000, len;
+	struct shoal_recv_info info;
+	uint8_t *buf, *want;
+	int i, j, n = 9;
+	ssize_t got;
+
+	for (j = 0; j < 4; j++) {
+		saved[j] = sysctl_read(names[j]);
+		ASSERT_GE(saved[j], 0);
+	}
+	buf = malloc(base + n);
+	want = malloc(base + n);
+	ASSERT_TRUE(buf && want);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, sysctl_write("pl2_k", k[i % 3]));
+		EXPECT_EQ(0, sysctl_write("pl2_outstanding", out[(i + 1) % 3]));
+		EXPECT_EQ(0, sysctl_write("pl2_rate_mbps", mbps[(i + 2) % 3]));
+		EXPECT_EQ(0, sysctl_write("pl2_t", t[i / 3]));
+		fill(want, base + i, i);
+		ASSERT_EQ((ssize_t)(base + i),
+			  send_msg(self->cli, &self->to, sizeof(self->to), want,
+				   base + i, NULL, 0));
+	}
+	for (i = 0; i < n; i++) {
+		got = recv_msg(self->srv, buf, base + n, 0, &info, NULL, NULL);
+		ASSERT_TRUE(got >= (ssize_t)base && got < (ssize_t)(base + n));
+		len = got;
+		fill(want, len, len - base);
+		EXPECT_EQ(0, memcmp(buf, want, len));
+	}
+	for (j = 0; j < 4; j++)
+		EXPECT_EQ(0, sysctl_write(names[j], saved[j]));
+	free(buf);
+	free(want);
+}
+
 /* closing sockets with messages in flight both ways frees everything
  * (the runner unloads the module afterwards: nothing may hold it)
  */

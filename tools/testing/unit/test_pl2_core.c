@@ -4,8 +4,8 @@
  * slot's length, the GRT's two slots and the later of them, Eq. 1 with
  * the paper's numbers, the RSV-GRT estimate (the minimum of the last
  * PL2_EST_N samples), Algorithm 2 (unsolicited only after a small and
- * recent grant; a busy port sends the burst again), the GRT timeout and
- * the uplink's clock.
+ * recent grant; a busy port sends the burst again), the uplink's clock,
+ * and times too large for 64 bits.
  */
 #include <stdio.h>
 
@@ -121,23 +121,6 @@ static void test_pending(void)
 	CHECK_EQ(wait, 50 * 120 - 500 - 1000, "pendingDataDelay subtracted");
 }
 
-static void test_timeout(void)
-{
-	struct pl2_peer p;
-	unsigned int i;
-
-	pl2_peer_init(&p);
-	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p), 20000, "the base");
-	pl2_est_add(&p.est, 2000);
-	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p), 20000,
-		 "the base when 8 x the estimate is shorter");
-	pl2_est_add(&p.est, 5000);
-	for (i = 0; i < PL2_EST_N - 1; i++)	/* the 2000 ages out */
-		pl2_est_add(&p.est, 3000);
-	CHECK_EQ(pl2_rsv_timeout_ns(20000, &p), 24000,
-		 "8 x the estimate (min 3000 ns) when longer");
-}
-
 static void test_uplink(void)
 {
 	u64 free_ns = 0, held;
@@ -153,6 +136,37 @@ static void test_uplink(void)
 	CHECK_EQ(pl2_uplink_pending(free_ns, 30000), 0, "drained");
 }
 
+/* Found by fuzz_pl2_core: products and sums of times wrapped, turning
+ * long waits and windows into short ones; now they saturate
+ */
+static void test_saturation(void)
+{
+	struct pl2_cfg c = paper;
+	struct pl2_peer p;
+	u64 free_ns = PL2_NS_MAX - 5, held;
+
+	CHECK_EQ(pl2_bytes_ns(1500, PL2_NS_MAX), 1,
+		 "a rate near 2^64: still rounded up, not wrapped to 0");
+	CHECK(pl2_bytes_ns(1ULL << 40, 1) == PL2_NS_MAX,
+	      "2^40 bytes at 1 bit/s saturates");
+	CHECK_EQ(pl2_bytes_ns(1ULL << 31, 8000000000000ULL), 2147484,
+		 "exact up to 2^31 bytes");
+	CHECK(pl2_slot_ns(0xffffffffU, 1) == PL2_NS_MAX,
+	      "a 4 GB slot at 1 Mbit/s saturates");
+	c.slot_ns = 1ULL << 60;
+	CHECK(pl2_wait_ns(&c, 0xffff, 0, 0) == PL2_NS_MAX,
+	      "Eq. 1: 65535 huge slots saturate, not wrap short");
+	CHECK_EQ(pl2_wait_ns(&paper, 100, PL2_NS_MAX, 10), 0,
+		 "Eq. 1: a huge delay plus pending is not a small one");
+	pl2_peer_init(&p);
+	pl2_est_add(&p.est, 1ULL << 63);
+	CHECK(pl2_recent_ns(&p) == PL2_NS_MAX,
+	      "twice a huge estimate saturates");
+	held = pl2_uplink_add(&free_ns, 0, 1250, 1000000000ULL);
+	CHECK(held == PL2_NS_MAX - 5 && free_ns == PL2_NS_MAX,
+	      "the uplink's clock saturates, never goes back");
+}
+
 int main(void)
 {
 	test_slot();
@@ -161,7 +175,7 @@ int main(void)
 	test_est();
 	test_alg2();
 	test_pending();
-	test_timeout();
 	test_uplink();
+	test_saturation();
 	return unit_done();
 }
