@@ -4,8 +4,10 @@
 
   shoal_msgs.py recv PORT COUNT TIMEOUT [READY]
                                              receive COUNT messages on PORT,
-                                             check each, print JSON; create
-                                             the file READY once bound
+                                             check each, print JSON (also
+                                             when stopped by SIGTERM);
+                                             create the file READY once
+                                             bound
   shoal_msgs.py send ADDR PORT COUNT SIZE [TAG]
                                              send COUNT messages of SIZE
                                              bytes, wait until each is
@@ -29,6 +31,7 @@ message that arrived intact from one that did not.
 import json
 import os
 import select
+import signal
 import socket
 import struct
 import sys
@@ -73,6 +76,14 @@ def stats(s):
                                               STATS.size))))
 
 
+class Stopped(Exception):
+    pass
+
+
+def stopped(signum, frame):
+    raise Stopped()
+
+
 def recv(port, count, timeout, ready=None):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, proto())
     s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
@@ -84,23 +95,28 @@ def recv(port, count, timeout, ready=None):
     seen = set()
     dups = 0
     deadline = time.time() + timeout
-    while good + bad < count:
-        left = deadline - time.time()
-        if left <= 0 or not select.select([s], [], [], left)[0]:
-            break
-        data, anc, flags, src = s.recvmsg(64 << 20, 256)
-        if len(data) < 16:
-            bad += 1
-            continue
-        tag, index, size = struct.unpack("!IIQ", data[:16])
-        if (tag, index) in seen:
-            dups += 1
-        seen.add((tag, index))
-        if size == len(data) and data == body(tag, index, size):
-            good += 1
-            tags[str(tag)] = tags.get(str(tag), 0) + 1
-        else:
-            bad += 1
+    signal.signal(signal.SIGTERM, stopped)
+    try:
+        while good + bad < count:
+            left = deadline - time.time()
+            if left <= 0 or not select.select([s], [], [], left)[0]:
+                break
+            data, anc, flags, src = s.recvmsg(64 << 20, 256)
+            if len(data) < 16:
+                bad += 1
+                continue
+            tag, index, size = struct.unpack("!IIQ", data[:16])
+            if (tag, index) in seen:
+                dups += 1
+            seen.add((tag, index))
+            if size == len(data) and data == body(tag, index, size):
+                good += 1
+                tags[str(tag)] = tags.get(str(tag), 0) + 1
+            else:
+                bad += 1
+    except Stopped:
+        pass
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     out = {"good": good, "bad": bad, "duplicates": dups, "tags": tags,
            "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
     out.update(stats(s))
@@ -112,6 +128,11 @@ def send(addr, port, count, size, tag):
     start = time.time()
     for i in range(count):
         s.sendto(body(tag, i, size), (addr, port))
+    finish(s, start)
+
+
+def finish(s, start):
+    """wait until every message is acknowledged or failed, print JSON"""
     errors = {}
     deadline = time.time() + 120
     while time.time() < deadline:
