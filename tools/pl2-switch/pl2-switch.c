@@ -74,6 +74,8 @@ static void print_usage(FILE *f)
 		"  --slot-ns N    a slot in ns (default %u: 1500 B at 1 Gbit/s)\n"
 		"  --expire-us N  counter mode: forget reservations N us overdue\n"
 		"                 (default 0: never, as the paper)\n"
+		"  --queue on|off count what waits in an output's queue in its slot\n"
+		"                 (default on; off: the paper's counters alone)\n"
 		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
 		"common options:\n"
 		"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
@@ -353,9 +355,10 @@ static int cmd_attach(const struct attach_args *a, char **devs, int ndev)
 		fprintf(stderr, "  running: mode %s port %u kmax %u t %u ",
 			old.mode < PL2_MODE_NR ? mode_names[old.mode] : "?",
 			old.udp_port, old.kmax, old.t_unsol);
-		fprintf(stderr, "slot_ns %llu expire_ns %llu\n",
+		fprintf(stderr, "slot_ns %llu expire_ns %llu queue %s\n",
 			(unsigned long long)old.slot_ns,
-			(unsigned long long)old.expire_ns);
+			(unsigned long long)old.expire_ns,
+			old.queue ? "on" : "off");
 		rc = 2;
 		goto out;
 	}
@@ -584,15 +587,17 @@ static int cmd_show(bool json)
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol);
 	if (json)
-		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"ports\": [",
+		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"queue\": %s, \"ports\": [",
 		       (unsigned long long)cfg.slot_ns,
-		       (unsigned long long)cfg.expire_ns);
+		       (unsigned long long)cfg.expire_ns,
+		       cfg.queue ? "true" : "false");
 	else
-		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu\n",
+		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s\n",
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol,
 		       (unsigned long long)cfg.slot_ns,
-		       (unsigned long long)cfg.expire_ns);
+		       (unsigned long long)cfg.expire_ns,
+		       cfg.queue ? "on" : "off");
 	while (!bpf_map_get_next_key(m.ifmap, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -614,8 +619,10 @@ static int cmd_show(bool json)
 			printf("\"in_next_ns\": %llu, \"out_next_ns\": %llu, ",
 			       (unsigned long long)port.in_next,
 			       (unsigned long long)port.out_next);
-			printf("\"in_ahead_ns\": %llu, \"out_ahead_ns\": %llu",
+			printf("\"in_ahead_ns\": %llu, \"out_ahead_ns\": %llu, ",
 			       ahead(port.in_next), ahead(port.out_next));
+			printf("\"queue_ahead_ns\": %llu",
+			       ahead(port.out_drain));
 			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				printf(", \"%s\": %llu", stat_names[j],
 				       (unsigned long long)sum[j]);
@@ -623,8 +630,9 @@ static int cmd_show(bool json)
 		} else {
 			printf("%s (slot %u): in_res %d out_res %d ",
 			       name, slot, port.in_res, port.out_res);
-			printf("busy ahead: in %llu ns out %llu ns\n ",
-			       ahead(port.in_next), ahead(port.out_next));
+			printf("busy ahead: in %llu ns out %llu ns queue %llu ns\n ",
+			       ahead(port.in_next), ahead(port.out_next),
+			       ahead(port.out_drain));
 			for (j = 0; j < ARRAY_SIZE(sum); j++)
 				printf(" %s %llu", stat_names[j],
 				       (unsigned long long)sum[j]);
@@ -646,6 +654,7 @@ static const struct option long_opts[] = {
 	{ "t", required_argument, NULL, 't' },
 	{ "slot-ns", required_argument, NULL, 's' },
 	{ "expire-us", required_argument, NULL, 'e' },
+	{ "queue", required_argument, NULL, 'q' },
 	{ "obj", required_argument, NULL, 'o' },
 	{ "pin-dir", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, 'j' },
@@ -673,7 +682,7 @@ int main(int argc, char **argv)
 	struct attach_args a = {
 		.cfg = { .udp_port = SHOAL_UDP_PORT, .mode = PL2_MODE_COUNTER,
 			 .kmax = PL2_KMAX_DEFAULT, .t_unsol = PL2_T_DEFAULT,
-			 .slot_ns = PL2_SLOT_NS_DEFAULT },
+			 .slot_ns = PL2_SLOT_NS_DEFAULT, .queue = 1 },
 	};
 	const char *cmd, *base = PIN_DEFAULT, *why;
 	bool json = false, all = false;
@@ -722,6 +731,15 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			a.cfg.mode = (__u32)i;
+			a.given = true;
+			break;
+		case 'q':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				err("bad value '%s' for --queue (on or off)",
+				    optarg);
+				return 2;
+			}
+			a.cfg.queue = !strcmp(optarg, "on");
 			a.given = true;
 			break;
 		case 'p':

@@ -267,7 +267,7 @@ int pl2_switch(struct __sk_buff *skb)
 	} else if (cfg->mode == PL2_MODE_CLOCK) {
 		word = pl2_clock_rsv(cfg, in, out, p.demand, now);
 	} else {
-		word = pl2_counter_rsv(in, out, p.demand);
+		word = pl2_counter_rsv(cfg, in, out, p.demand, now);
 	}
 	/*
 	 * The reservation stands even if the GRT cannot be made: the

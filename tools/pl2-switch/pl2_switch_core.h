@@ -58,8 +58,10 @@ struct pl2_cfg {
 	u32 mode;		/* enum pl2_mode */
 	u32 kmax;		/* an RSV's demand is capped at this */
 	u32 t_unsol;		/* drop unsolicited DATA past this backlog, 0 = never */
-	u64 slot_ns;		/* clock modes: one MTU's time on the wire */
+	u64 slot_ns;		/* one MTU's time on the wire */
 	u64 expire_ns;		/* counter mode: forget overdue reservations, 0 = never */
+	u32 queue;		/* count the output's queue in its slot (1, default) */
+	u32 pad;
 };
 
 /*
@@ -74,6 +76,9 @@ struct pl2_port {
 	s32 out_res;
 	u64 in_next;
 	u64 out_next;
+	u64 out_drain;		/* with queue: when the DATA that passed
+				 * towards this port will have left it
+				 */
 };
 
 /* per port and CPU; all count packets arriving on the port */
@@ -162,13 +167,23 @@ static __always_inline u32 pl2_slot_of(s32 v)
 	return v < 0 ? 0 : (u32)v;
 }
 
-static __always_inline u32 pl2_counter_rsv(struct pl2_port *in, struct pl2_port *out,
-					   u32 demand)
+static __always_inline u64 pl2_queue_slots(const struct pl2_cfg *c,
+					   const struct pl2_port *out, u64 now);
+
+/* Algorithm 1; with queue, the output's slot also counts the packets
+ * that passed and wait in its queue (Algorithm 1 counts a packet off as
+ * it arrives, so a burst that arrived early or late, or on top of
+ * another, would sit in the queue uncounted and the next burst would be
+ * told the port is free)
+ */
+static __always_inline u32 pl2_counter_rsv(const struct pl2_cfg *c, struct pl2_port *in,
+					   struct pl2_port *out, u32 demand, u64 now)
 {
 	s32 s = PL2_FETCH_ADD(&in->in_res, (s32)demand);
 	s32 r = PL2_FETCH_ADD(&out->out_res, (s32)demand);
 
-	return pl2_grt_word(pl2_slot_of(s), pl2_slot_of(r));
+	return pl2_grt_word(pl2_slot_of(s),
+			    pl2_slot_of(r) + pl2_queue_slots(c, out, now));
 }
 
 /*
@@ -214,12 +229,36 @@ static __always_inline u64 pl2_clock_take(u64 *next, u64 now, u64 len)
 	return start > now ? start : now;
 }
 
+/* When the output's queue is empty again, by the DATA that passed; now
+ * without queue
+ */
+static __always_inline u64 pl2_drained(const struct pl2_cfg *c,
+				       const struct pl2_port *out, u64 now)
+{
+	u64 d;
+
+	if (!c->queue)
+		return now;
+	d = PL2_READ(out->out_drain);
+	return d > now ? d : now;
+}
+
+static __always_inline u64 pl2_queue_slots(const struct pl2_cfg *c,
+					   const struct pl2_port *out, u64 now)
+{
+	return pl2_ns_to_slots(pl2_drained(c, out, now) - now, c->slot_ns);
+}
+
+/* With queue, the output's reservation starts no earlier than its queue
+ * drains: a reservation is a time the port is free, and it is not while
+ * packets that came early, late or together wait there
+ */
 static __always_inline u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_port *in,
 					 struct pl2_port *out, u32 demand, u64 now)
 {
 	u64 len = (u64)demand * c->slot_ns;
 	u64 s = pl2_clock_take(&in->in_next, now, len);
-	u64 r = pl2_clock_take(&out->out_next, now, len);
+	u64 r = pl2_clock_take(&out->out_next, pl2_drained(c, out, now), len);
 
 	return pl2_grt_word(pl2_ns_to_slots(s - now, c->slot_ns),
 			    pl2_ns_to_slots(r - now, c->slot_ns));
@@ -233,7 +272,7 @@ static __always_inline u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_por
 static __always_inline u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_port *in,
 					 struct pl2_port *out, u32 demand, u64 now)
 {
-	u64 start = now, slot;
+	u64 start = pl2_drained(c, out, now), slot;
 
 	if (in->in_next > start)
 		start = in->in_next;
@@ -320,6 +359,9 @@ static __always_inline bool pl2_data(const struct pl2_cfg *c, struct pl2_port *i
 		*clamps += pl2_dec_sat(&in->in_res);
 		*clamps += pl2_dec_sat(&out->out_res);
 	}
+	/* it leaves the output a slot after what is queued there */
+	if (c->queue)
+		pl2_clock_take(&out->out_drain, now, c->slot_ns);
 	return false;
 }
 
@@ -332,9 +374,11 @@ static inline const char *pl2_cfg_check(const struct pl2_cfg *c)
 		return "unknown mode";
 	if (!c->kmax || c->kmax > PL2_SLOT_MAX)
 		return "kmax must be 1..65535";
-	if ((c->mode != PL2_MODE_COUNTER || c->expire_ns) &&
+	if ((c->mode != PL2_MODE_COUNTER || c->expire_ns || c->queue) &&
 	    (!c->slot_ns || c->slot_ns > PL2_SLOT_NS_MAX))
 		return "the slot must be 1 ns..10 s";
+	if (c->queue > 1)
+		return "queue must be 0 or 1";
 	if (c->expire_ns > PL2_SLOT_NS_MAX * 6)
 		return "expire must be at most 60 s";
 	return NULL;

@@ -54,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pl2_port port[NP], before[NP];
 	s64 in_model[NP] = { 0 }, out_model[NP] = { 0 }, back;
+	u64 drain[NP] = { 0 }, queued;
 	struct pl2_cfg c;
 	struct pl2_pkt p;
 	u32 w, cl, a, b, d, k, prev;
@@ -70,6 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.kmax = 1 + data[at++] % 8;
 	c.slot_ns = 1 + data[at++] * 100U;
 	c.expire_ns = data[0] & 0x80 ? (u64)(data[1] & 0x7f) * c.slot_ns : 0;
+	c.queue = !!(data[0] & 0x40);
 	memset(port, 0, sizeof(port));
 	while (at + 2 <= size) {
 		a = data[at] & 3;
@@ -97,10 +99,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    p.demand > c.kmax || p.demand > d)
 				abort();
 			rsvs++;
+			/* what the model's queue at b holds, in slots */
+			queued = c.queue && drain[b] > now ?
+				 (drain[b] - now) / c.slot_ns : 0;
 			if (c.mode == PL2_MODE_COUNTER) {
-				w = pl2_counter_rsv(&port[a], &port[b], p.demand);
+				w = pl2_counter_rsv(&c, &port[a], &port[b],
+						    p.demand, now);
 				if (w >> 16 != (u32)in_model[a] ||
-				    (w & 0xffff) != (u32)out_model[b])
+				    (w & 0xffff) !=
+				    (out_model[b] + queued > 0xffff ? 0xffff :
+				     out_model[b] + queued))
 					abort();
 				in_model[a] += p.demand;
 				out_model[b] += p.demand;
@@ -113,6 +121,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 							  p.demand, now);
 				if (c.mode == PL2_MODE_JOINT &&
 				    w >> 16 != (w & 0xffff))
+					abort();
+				/* never before the queue drains */
+				if ((w & 0xffff) < (queued > 0xffff ? 0xffff :
+						    queued))
 					abort();
 				/* a slot is no more than the time ahead */
 				if (before[a].in_next > now &&
@@ -130,6 +142,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (drop != ((k & 1) && c.t_unsol && back > c.t_unsol))
 				abort();
 			drops += drop;
+			if (!drop && c.queue)	/* it joins b's queue */
+				drain[b] = (drain[b] > now ? drain[b] : now) +
+					   c.slot_ns;
+			if (!drop && c.queue && port[b].out_drain != drain[b])
+				abort();
 			if (c.mode == PL2_MODE_COUNTER) {
 				if (back != (in_model[a] > out_model[b] ?
 					     in_model[a] : out_model[b]))
@@ -142,8 +159,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					in_model[a] -= in_model[a] > 0;
 					out_model[b] -= out_model[b] > 0;
 				}
-			} else if (memcmp(before, port, sizeof(port))) {
-				abort();	/* the clocks ignore DATA */
+			} else {
+				/* the clocks ignore DATA: only the queue moves */
+				before[b].out_drain = port[b].out_drain;
+				if (memcmp(before, port, sizeof(port)))
+					abort();
 			}
 		} else if (k < 15) {			/* time passes */
 			now += (u64)d * c.slot_ns / 4;

@@ -89,7 +89,7 @@ static void test_word(void)
 /* Figure 2: H1 -> H2, in[H1] = 4 and out[H2] = 5 before: GRT (4, 5) */
 static void test_counter(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 0, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 0, 0, 0, 0 };
 	struct pl2_port p[3];
 	u32 w, cl, i;
 	bool drop;
@@ -97,17 +97,17 @@ static void test_counter(void)
 	memset(p, 0, sizeof(p));
 	p[0].in_res = 4;
 	p[1].out_res = 5;
-	w = pl2_counter_rsv(&p[0], &p[1], 4);
+	w = pl2_counter_rsv(&c, &p[0], &p[1], 4, 0);
 	CHECK_EQ(w, 0x40005, "Figure 2: GRT (4, 5)");
 	CHECK(p[0].in_res == 8 && p[1].out_res == 9,
 	      "demand added to both (in %d, out %d)", p[0].in_res, p[1].out_res);
 	CHECK(p[0].out_res == 0 && p[1].in_res == 0,
 	      "the other direction untouched");
-	w = pl2_counter_rsv(&p[2], &p[1], 2);
+	w = pl2_counter_rsv(&c, &p[2], &p[1], 2, 0);
 	CHECK_EQ(w, 0x00009, "an idle sender to the busy port: (0, 9)");
 	CHECK_EQ(p[1].out_res, 11, "output port counter");
 	/* hairpin: one port both input and output */
-	w = pl2_counter_rsv(&p[2], &p[2], 1);
+	w = pl2_counter_rsv(&c, &p[2], &p[2], 1, 0);
 	CHECK_EQ(w, 0x20000, "one port as input and output: (2, 0)");
 	p[2].in_res = 2;
 	p[2].out_res = 0;
@@ -147,7 +147,7 @@ static void test_counter(void)
 
 static void test_clock(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_CLOCK, 4, 6, 1000, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_CLOCK, 4, 6, 1000, 0, 0, 0 };
 	struct pl2_port p[3];
 	u32 w, cl;
 	u64 now = 1000000;
@@ -180,7 +180,7 @@ static void test_clock(void)
 
 static void test_joint(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_JOINT, 4, 0, 1000, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_JOINT, 4, 0, 1000, 0, 0, 0 };
 	struct pl2_port p[4];
 	u32 w;
 
@@ -201,19 +201,19 @@ static void test_joint(void)
 /* counter mode's lease: overdue counts are forgotten, others kept */
 static void test_lease(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 0, 1000, 5000 };
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 0, 1000, 5000, 0, 0 };
 	struct pl2_port p[3];
 	u32 w, cl, n;
 
 	memset(p, 0, sizeof(p));
 	n = pl2_lease(&c, &p[0], &p[1], 4, 0);
 	CHECK_EQ(n, 0, "lease: nothing to forget");
-	w = pl2_counter_rsv(&p[0], &p[1], 4);
+	w = pl2_counter_rsv(&c, &p[0], &p[1], 4, 0);
 	CHECK(w == 0 && p[0].in_next == 4000 && p[1].out_next == 4000,
 	      "lease: the RSV's 4 packets are due by 4 slots");
 	n = pl2_lease(&c, &p[2], &p[1], 2, 1000);
 	CHECK_EQ(n, 0, "lease: not overdue at 1 slot");
-	w = pl2_counter_rsv(&p[2], &p[1], 2);
+	w = pl2_counter_rsv(&c, &p[2], &p[1], 2, 0);
 	CHECK(w == 4 && p[1].out_next == 6000,
 	      "lease: the slots stay the counters' (0, 4); the output due by 6 slots");
 	n = pl2_lease(&c, &p[0], &p[1], 0, 9000);
@@ -240,7 +240,7 @@ static void test_lease(void)
 
 static void test_cfg(void)
 {
-	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 60, 0, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 60, 0, 0, 0, 0 };
 
 	CHECK(!pl2_cfg_check(&c), "counter mode needs no slot");
 	c.expire_ns = 1000;
@@ -260,6 +260,56 @@ static void test_cfg(void)
 	CHECK(pl2_cfg_check(&c), "port 70000 refused");
 }
 
+/* With queue (beyond the paper): a burst that arrived all at once, its
+ * count taken off, still waits in the output's queue; the next grant
+ * counts it, in every mode, and the queue drains with time
+ */
+static void test_queue(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 0, 1000, 0, 1, 0 };
+	struct pl2_port p[3];
+	u32 w, cl, i;
+
+	memset(p, 0, sizeof(p));
+	w = pl2_counter_rsv(&c, &p[0], &p[1], 4, 10000);
+	CHECK_EQ(w, 0, "counter: an idle pair, (0, 0)");
+	for (i = 0; i < 4; i++)
+		pl2_data(&c, &p[0], &p[1], false, 10000, &cl);
+	CHECK(p[1].out_res == 0 && p[1].out_drain == 14000,
+	      "the burst arrived at once: counted off, queued until 14 us (%llu)",
+	      (unsigned long long)p[1].out_drain);
+	w = pl2_counter_rsv(&c, &p[2], &p[1], 4, 10000);
+	CHECK_EQ(w, 4, "counter: the next grant waits for the 4 queued (0, 4)");
+	w = pl2_counter_rsv(&c, &p[2], &p[1], 1, 12500);
+	CHECK_EQ(w, 4 << 16 | 5,
+		 "2.5 us later: 4 reserved + 1 queued slot left (4, 5)");
+	c.queue = 0;
+	w = pl2_counter_rsv(&c, &p[0], &p[1], 1, 12500);
+	CHECK_EQ(w, 5, "queue off: the paper's counters alone (0, 5)");
+
+	c = (struct pl2_cfg){ 4797, PL2_MODE_CLOCK, 4, 0, 1000, 0, 1, 0 };
+	memset(p, 0, sizeof(p));
+	for (i = 0; i < 6; i++)		/* 6 packets nobody reserved */
+		pl2_data(&c, &p[0], &p[1], false, 20000, &cl);
+	w = pl2_clock_rsv(&c, &p[2], &p[1], 4, 20000);
+	CHECK_EQ(w, 6, "clock: the reservation starts when the queue drains (0, 6)");
+	CHECK_EQ(p[1].out_next, 30000, "and holds the port 4 slots after that");
+	w = pl2_clock_rsv(&c, &p[2], &p[1], 4, 40000);
+	CHECK_EQ(w, 0, "drained and idle 10 us later: (0, 0)");
+
+	c = (struct pl2_cfg){ 4797, PL2_MODE_JOINT, 4, 0, 1000, 0, 1, 0 };
+	memset(p, 0, sizeof(p));
+	pl2_data(&c, &p[0], &p[1], false, 5000, &cl);
+	pl2_data(&c, &p[0], &p[1], false, 5000, &cl);
+	w = pl2_joint_rsv(&c, &p[2], &p[1], 1, 5000);
+	CHECK_EQ(w, 2 << 16 | 2, "joint: both ports start after the queue (2, 2)");
+	CHECK(pl2_cfg_check(&c) == NULL, "queue on with a slot: valid");
+	c.queue = 2;
+	CHECK(pl2_cfg_check(&c) != NULL, "queue 2: refused");
+	c = (struct pl2_cfg){ 4797, PL2_MODE_COUNTER, 4, 0, 0, 0, 1, 0 };
+	CHECK(pl2_cfg_check(&c) != NULL, "queue on needs a slot length");
+}
+
 int main(void)
 {
 	test_classify();
@@ -268,6 +318,7 @@ int main(void)
 	test_clock();
 	test_joint();
 	test_lease();
+	test_queue();
 	test_cfg();
 	return unit_done();
 }
