@@ -32,22 +32,7 @@ LINK=20		# Mbit/s, every link
 QLIMIT=150	# the port's buffer, full packets
 SIZE=65536
 PORT=4800
-DIR=${VM_OUT:-/tmp}/demo-pl2
-PERF_DIR=$DIR
-rm -rf "$DIR"
-mkdir -p "$DIR"
-
-[ -x "$PERF" ] || topo_die "missing $PERF (make tools)"
-shoal_module
-topo_modules sch_trim
-topo_init demopl2
-trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
-topo_build "$N" >/dev/null
-SRV=$(topo_rx_addr 4)
-PERF_HOSTS=("$TOPO_RX")
-for ((i = 1; i <= N; i++)); do
-	PERF_HOSTS+=("$(topo_sender_ns "$i")")
-done
+perf_fabric demo-pl2 "$N"
 perf_on_hosts sysctl -qw net.shoal.pl2_rate_mbps="$LINK" net.shoal.resend_ms=50 \
 	net.ipv4.tcp_congestion_control=cubic || topo_die "the hosts' sysctls"
 perf_shape_edges "$LINK"

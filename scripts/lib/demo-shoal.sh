@@ -30,22 +30,7 @@ LINK=20		# Mbit/s
 LOAD=0.5
 DUR=${DEMO_SHOAL_SECONDS:-8}
 PORT=4800
-DIR=${VM_OUT:-/tmp}/demo-shoal
-PERF_DIR=$DIR
-rm -rf "$DIR"
-mkdir -p "$DIR"
-
-[ -x "$PERF" ] || topo_die "missing $PERF (make tools)"
-shoal_module
-topo_modules sch_trim
-topo_init demoshoal
-trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
-topo_build "$N" >/dev/null
-SRV=$(topo_rx_addr 4)
-PERF_HOSTS=("$TOPO_RX")
-for ((i = 1; i <= N; i++)); do
-	PERF_HOSTS+=("$(topo_sender_ns "$i")")
-done
+perf_fabric demo-shoal "$N"
 # the receiver paces credit at the port's rate; 50 ms before a resend, as
 # in the shoal-perf scenario: the guest's round trip swings up to 8 ms
 perf_on_hosts sysctl -qw net.shoal.resend_ms=50 net.shoal.sird_rate_mbps="$LINK" ||

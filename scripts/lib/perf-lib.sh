@@ -12,6 +12,32 @@ PERF_DIR=${PERF_DIR:-/tmp}
 PERF_HOSTS=()
 PERF_SPIDS=()
 
+# perf_fabric NAME N: a fresh results directory ${VM_OUT:-/tmp}/NAME (DIR,
+# PERF_DIR), shoal.ko and sch_trim loaded, N senders -> switch -> receiver
+# built and torn down at exit; SRV the receiver's IPv4 address, PERF_HOSTS
+# the receiver then the senders
+perf_fabric()
+{
+	local i
+
+	DIR=${VM_OUT:-/tmp}/$1
+	PERF_DIR=$DIR
+	rm -rf "$DIR"
+	mkdir -p "$DIR"
+	[ -x "$PERF" ] || topo_die "missing $PERF (make tools)"
+	shoal_module
+	topo_modules sch_trim
+	topo_init "${1//-/}"
+	trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
+	topo_build "$2" >/dev/null
+	# shellcheck disable=SC2034	# for the caller
+	SRV=$(topo_rx_addr 4)
+	PERF_HOSTS=("$TOPO_RX")
+	for ((i = 1; i <= $2; i++)); do
+		PERF_HOSTS+=("$(topo_sender_ns "$i")")
+	done
+}
+
 # perf_on_hosts CMD...: CMD in every namespace of PERF_HOSTS at once
 perf_on_hosts()
 {
