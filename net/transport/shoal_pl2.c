@@ -21,8 +21,8 @@
  * always goes, in its slot, or when its GRT is overdue, even if its
  * messages are gone meanwhile (the switch counts its packets off); a
  * socket that closes sends the bursts it holds a grant for.  What a dead
- * host or a lost GRT leaves in a switch's counters is the switch's to
- * forget (pl2-switch's lease).
+ * host or a lost DATA packet leaves in a switch's counters is the
+ * switch's to forget (pl2-switch's lease).
  *
  * Locking: see shoal_pl2.h.
  */
