@@ -160,7 +160,7 @@ done
 topo_link_qdisc_del
 perf_servers_stop
 
-python3 - "$DIR" "$LINK" "$INCAST" "$QLIMIT" "$DUR" "$RPC_SIZE" "$RPC_RATE" "$INC_SIZE" \
+PYTHONPATH=$TREE/scripts/lib python3 - "$DIR" "$LINK" "$INCAST" "$QLIMIT" "$DUR" "$RPC_SIZE" "$RPC_RATE" "$INC_SIZE" \
 	"$INC_OUT" "$SWITCH" "$SYSCTLS" "$RATE" <<'PY'
 import json, sys
 d = sys.argv[1]
@@ -171,21 +171,7 @@ switch, sysctls, rate = sys.argv[10], sys.argv[11], float(sys.argv[12])
 # bytes on the wire below a Shoal header: UDP, IPv4, Ethernet
 HDR, UNDER = 32, 8 + 20 + 14
 
-def load(p):
-    try:
-        return json.load(open(p))
-    except (OSError, ValueError):
-        return None
-
-def stats(p):
-    s = {}
-    try:
-        for l in open(p):
-            ns, k, v = l.split()
-            s[k] = s.get(k, 0) + int(v)
-    except OSError:
-        pass
-    return s
+from perf_report import load, stats
 
 print("PL2 (shoal.ko, K 4; pl2-switch on every switch port%s) against TCP cubic: 1 RPC client"
       " and %d incast" % (" " + switch if switch else "", incast))

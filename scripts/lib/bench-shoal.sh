@@ -200,16 +200,12 @@ done
 topo_link_qdisc_del
 perf_servers_stop
 
-python3 - "$DIR" "$CLIENTS" "$RTT" "$QLIMIT" "$ECN_PKTS" "$DUR" "$RPC_OUT" <<'PY'
+PYTHONPATH=$TREE/scripts/lib python3 - "$DIR" "$CLIENTS" "$RTT" "$QLIMIT" "$ECN_PKTS" "$DUR" "$RPC_OUT" <<'PY'
 import json, re, statistics, sys
 d, n, rtt, qlimit, ecn, dur, rpc_out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7])
 
-def load(p):
-    try:
-        return json.load(open(p))
-    except (OSError, ValueError):
-        return None
+from perf_report import load
 
 def clients(name):
     return [c for c in (load("%s/%s-%d.json" % (d, name, i)) for i in range(1, n + 1)) if c]

@@ -84,24 +84,13 @@ run pl2-counter pl2 counter
 run pl2-noswitch pl2
 run cubic tcp
 perf_servers_stop 2>/dev/null
-python3 - "$DIR" "$N" "$LINK" <<'PY'
+PYTHONPATH=$TREE/scripts/lib python3 - "$DIR" "$N" "$LINK" <<'PY'
 import json, sys
 d, n, link = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 names = {"pl2-clock": "PL2, switch (clock)", "pl2-counter": "PL2, switch (counter)",
          "pl2-noswitch": "PL2, no switch", "cubic": "TCP cubic"}
 
-def load(p):
-    try:
-        return json.load(open(p))
-    except (OSError, ValueError):
-        return None
-
-def stats(p):
-    s = {}
-    for l in open(p):
-        ns, k, v = l.split()
-        s[k] = s.get(k, 0) + int(v)
-    return s
+from perf_report import load, stats
 
 def retrans(p):
     tot, hdr = 0, None

@@ -64,14 +64,10 @@ echo "   port and arrivals for TCP, which trim does not trim (it takes UDP) but 
 echo "   Completion time: the message sent until its 8-byte answer is back."
 run sird
 run tcp
-python3 - "$DIR" "$N" <<'PY'
+PYTHONPATH=$TREE/scripts/lib python3 - "$DIR" "$N" <<'PY'
 import json, statistics, sys
 d, n = sys.argv[1], int(sys.argv[2])
-def load(p):
-    try:
-        return json.load(open(p))
-    except (OSError, ValueError):
-        return None
+from perf_report import load
 stats = {}
 for line in open(d + "/sird.stats"):
     k, v = line.split()

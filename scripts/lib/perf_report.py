@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What the bench and demo reports of scripts/lib read: a tool's JSON
+output, and the "namespace counter value" lines perf_shoal_stats writes
+(summed over namespaces).  Imported by their inline python
+(PYTHONPATH=scripts/lib)."""
+import json
+
+
+def load(path):
+    """The JSON in path, None if it is missing or not JSON"""
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def stats(path):
+    """Counter name -> value summed over every namespace; {} if missing"""
+    s = {}
+    try:
+        for line in open(path):
+            _, k, v = line.split()
+            s[k] = s.get(k, 0) + int(v)
+    except OSError:
+        pass
+    return s
