@@ -47,7 +47,7 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char * const map_names[] = {
-	"pl2_cfg", "pl2_ifmap", "pl2_ports", "pl2_stats", "pl2_lock"
+	"pl2_cfg", "pl2_ifmap", "pl2_ports", "pl2_stats", "pl2_lock", "pl2_sweep"
 };
 
 static const char * const mode_names[PL2_MODE_NR] = {
@@ -72,8 +72,9 @@ static void print_usage(FILE *f)
 		"  --t T          drop unsolicited DATA past a backlog of T slots\n"
 		"                 (default %u, 0 = never)\n"
 		"  --slot-ns N    a slot in ns (default %u: 1500 B at 1 Gbit/s)\n"
-		"  --expire-us N  counter mode: forget reservations N us overdue\n"
-		"                 (default 0: never, as the paper)\n"
+		"  --expire-us N  counter mode: forget reservations N us overdue, on\n"
+		"                 the next packet or the sweep every N/4 us (default\n"
+		"                 %u: 1 s; 0: never, the paper's Algorithm 1 as is)\n"
 		"  --queue on|off count what waits in an output's queue in its slot\n"
 		"                 (default on; off: the paper's counters alone)\n"
 		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
@@ -81,7 +82,7 @@ static void print_usage(FILE *f)
 		"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
 		"  -v             libbpf's messages (the verifier's log on a failed load)\n",
 		SHOAL_UDP_PORT, PL2_KMAX_DEFAULT, PL2_T_DEFAULT,
-		PL2_SLOT_NS_DEFAULT);
+		PL2_SLOT_NS_DEFAULT, PL2_EXPIRE_US_DEFAULT);
 }
 
 static void short_usage(void)
@@ -685,7 +686,7 @@ int main(int argc, char **argv)
 			 .slot_ns = PL2_SLOT_NS_DEFAULT, .queue = 1 },
 	};
 	const char *cmd, *base = PIN_DEFAULT, *why;
-	bool json = false, all = false;
+	bool json = false, all = false, expire_given = false;
 	unsigned long long v;
 	char objbuf[PATH_MAX];
 	int c, i;
@@ -760,6 +761,7 @@ int main(int argc, char **argv)
 				a.cfg.expire_ns = v * 1000;
 			else
 				a.cfg.slot_ns = v;
+			expire_given |= c == 'e';
 			a.given = true;
 			break;
 		default:
@@ -767,6 +769,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* a lease by default, so that a dead sender's reservations go;
+	 * only counter mode has counts to forget
+	 */
+	if (!expire_given && a.cfg.mode == PL2_MODE_COUNTER)
+		a.cfg.expire_ns = PL2_EXPIRE_US_DEFAULT * 1000ULL;
 	libbpf_set_print(libbpf_print);
 	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach")) {
 		if (optind >= argc && !(all && !strcmp(cmd, "detach"))) {

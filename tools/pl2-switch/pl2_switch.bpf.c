@@ -29,6 +29,7 @@
 #define AF_INET		2
 #define AF_INET6	10
 #define TC_PRIO_CONTROL	7
+#define CLOCK_MONOTONIC	1
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -75,6 +76,27 @@ struct {
 	__type(value, struct pl2_lock_val);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } pl2_lock SEC(".maps");
+
+/*
+ * Counter mode with a lease: a timer sweeps every port each lease / 4 and
+ * forgets the counts overdue by the lease, so a dead sender's
+ * reservations go even if no packet passes the port again.  Armed by the
+ * first packet (a program cannot run at load); it holds the program and
+ * lives until the map's last user reference goes (the loader unpins it
+ * with the last port).
+ */
+struct pl2_sweep {
+	struct bpf_timer timer;
+	__u32 armed;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pl2_sweep);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} pl2_sweep SEC(".maps");
 
 struct l34 {
 	__u32 udp;		/* offset of the UDP header */
@@ -191,6 +213,54 @@ static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 	return 0;
 }
 
+struct sweep_ctx {
+	const struct pl2_cfg *cfg;
+	__u64 now;
+};
+
+static int sweep_one(__u32 i, struct sweep_ctx *x)
+{
+	struct pl2_stats *st;
+	struct pl2_port *p;
+
+	p = bpf_map_lookup_elem(&pl2_ports, &i);
+	st = bpf_map_lookup_elem(&pl2_stats, &i);
+	if (p && st)
+		st->expired += pl2_sweep_port(x->cfg, p, x->now);
+	return 0;
+}
+
+static int sweep_ports(void *map, __u32 *key, struct pl2_sweep *sw)
+{
+	struct sweep_ctx x;
+	__u32 zero = 0;
+
+	x.cfg = bpf_map_lookup_elem(&pl2_cfg, &zero);
+	if (!x.cfg || !pl2_sweep_ns(x.cfg))
+		return 0;
+	x.now = bpf_ktime_get_ns();
+	bpf_loop(PL2_PORTS, sweep_one, &x, 0);
+	bpf_timer_start(&sw->timer, pl2_sweep_ns(x.cfg), 0);
+	return 0;
+}
+
+/* The sweep's first start, once (a failure is tried again next packet) */
+static __always_inline void sweep_arm(const struct pl2_cfg *cfg)
+{
+	__u32 zero = 0;
+	struct pl2_sweep *sw;
+
+	if (!pl2_sweep_ns(cfg))
+		return;
+	sw = bpf_map_lookup_elem(&pl2_sweep, &zero);
+	if (!sw || PL2_READ(sw->armed) || PL2_CAS(&sw->armed, 0, 1))
+		return;
+	bpf_timer_init(&sw->timer, &pl2_sweep, CLOCK_MONOTONIC);
+	if (bpf_timer_set_callback(&sw->timer, sweep_ports) ||
+	    bpf_timer_start(&sw->timer, pl2_sweep_ns(cfg), 0))
+		sw->armed = 0;
+}
+
 SEC("tc")
 int pl2_switch(struct __sk_buff *skb)
 {
@@ -210,6 +280,7 @@ int pl2_switch(struct __sk_buff *skb)
 	slot = bpf_map_lookup_elem(&pl2_ifmap, &ifindex);
 	if (!cfg || !slot)
 		return TC_ACT_OK;	/* not (yet) a switch port */
+	sweep_arm(cfg);
 	st = bpf_map_lookup_elem(&pl2_stats, slot);
 	in = bpf_map_lookup_elem(&pl2_ports, slot);
 	if (!st || !in)

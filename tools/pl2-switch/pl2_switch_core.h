@@ -26,9 +26,11 @@
 #define PL2_KMAX_DEFAULT	4	/* the paper's K */
 #define PL2_T_DEFAULT		60	/* slots; the spec's T = 4t, t = 15 */
 #define PL2_SLOT_NS_DEFAULT	12000	/* 1500 B at 1 Gbit/s */
+#define PL2_EXPIRE_US_DEFAULT	1000000	/* counter mode's lease: 1 s */
 #define PL2_SLOT_NS_MAX		10000000000ULL	/* 10 s: slow tests */
 #define PL2_SLOT_MAX		0xffff	/* a slot is 16 bits in the GRT */
 #define PL2_CAS_TRIES		4
+#define PL2_SWEEP_NS_MIN	100000ULL	/* the lease's sweep, at most this often */
 
 /* gcc and clang -target bpf (-mcpu=v3) both turn these into atomics */
 #define PL2_FETCH_ADD(p, v)	__sync_fetch_and_add((p), (v))
@@ -320,6 +322,29 @@ static __always_inline u32 pl2_lease(const struct pl2_cfg *c,
 		pl2_clock_take(&out->out_next, now, (u64)demand * c->slot_ns);
 	}
 	return n;
+}
+
+/* How often the lease's sweep runs, in ns; 0: no sweep (no lease) */
+static __always_inline u64 pl2_sweep_ns(const struct pl2_cfg *c)
+{
+	u64 ns = c->expire_ns / 4;
+
+	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+		return 0;
+	return ns < PL2_SWEEP_NS_MIN ? PL2_SWEEP_NS_MIN : ns;
+}
+
+/*
+ * The sweep's visit to one port: its overdue counts forgotten, as a
+ * packet through it would.  Returns the packets forgotten.
+ */
+static __always_inline u32 pl2_sweep_port(const struct pl2_cfg *c,
+					  struct pl2_port *p, u64 now)
+{
+	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+		return 0;
+	return pl2_expire(c, &p->in_res, &p->in_next, now) +
+	       pl2_expire(c, &p->out_res, &p->out_next, now);
 }
 
 /* ---- DATA ---- */

@@ -238,6 +238,34 @@ static void test_lease(void)
 	CHECK_EQ(n, 0, "lease: counter mode only");
 }
 
+/* the lease's sweep: a port's overdue counts go with no packet passing */
+static void test_sweep(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 0, 1000, 8000000, 0, 0 };
+	struct pl2_port p[2];
+
+	CHECK_EQ(pl2_sweep_ns(&c), 2000000, "sweep: every lease / 4");
+	c.expire_ns = 4000;
+	CHECK_EQ(pl2_sweep_ns(&c), PL2_SWEEP_NS_MIN, "sweep: at most every 100 us");
+	memset(p, 0, sizeof(p));
+	pl2_lease(&c, &p[0], &p[1], 4, 0);
+	pl2_counter_rsv(&c, &p[0], &p[1], 4, 0);
+	CHECK_EQ(pl2_sweep_port(&c, &p[0], 8000), 0, "sweep: not overdue at due + expire");
+	CHECK_EQ(pl2_sweep_port(&c, &p[0], 8001), 4, "sweep: the input's 4 forgotten");
+	CHECK(p[0].in_res == 0 && p[1].out_res == 4,
+	      "sweep: only the port swept changes");
+	CHECK_EQ(pl2_sweep_port(&c, &p[1], 8001), 4, "sweep: the output's 4 forgotten");
+	CHECK_EQ(pl2_sweep_port(&c, &p[1], 9000), 0, "sweep: nothing twice");
+	c.mode = PL2_MODE_CLOCK;
+	p[0].in_res = 3;
+	CHECK(pl2_sweep_ns(&c) == 0 && pl2_sweep_port(&c, &p[0], 100000) == 0 &&
+	      p[0].in_res == 3, "sweep: counter mode only");
+	c.mode = PL2_MODE_COUNTER;
+	c.expire_ns = 0;
+	CHECK(pl2_sweep_ns(&c) == 0 && pl2_sweep_port(&c, &p[0], 100000) == 0,
+	      "sweep: none without a lease");
+}
+
 static void test_cfg(void)
 {
 	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 60, 0, 0, 0, 0 };
@@ -318,6 +346,7 @@ int main(void)
 	test_clock();
 	test_joint();
 	test_lease();
+	test_sweep();
 	test_queue();
 	test_cfg();
 	return unit_done();
