@@ -15,8 +15,10 @@
  *
  * Atomicity: see pl2_switch_core.h.  The port map's values are shared by
  * every CPU and changed only through the core's atomics, or under
- * pl2_lock in the joint mode; statistics are per CPU.  The loader writes
- * pl2_cfg only while no port is attached.
+ * pl2_lock in the joint mode; statistics are per CPU.  The lease's sweep
+ * (a bpf_timer callback, in softirq, beside the programs on other CPUs)
+ * uses the same atomics.  The loader writes pl2_cfg only while no port is
+ * attached.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
