@@ -8,6 +8,7 @@
  * unless dropped, and a drop happens exactly when the larger backlog
  * exceeds T.  The clock modes: a slot never exceeds the backlog ahead,
  * the clocks never go back, the joint mode gives both ports one slot.
+ * The lease and its sweep forget exactly the model's overdue counts.
  * pl2_classify() must accept any bytes and never give a demand outside
  * 1..kmax.  A libFuzzer target with -DSHOAL_LIBFUZZER, else a seeded
  * driver.
@@ -21,7 +22,7 @@
 
 #define NP	4
 
-static unsigned long rsvs, drops, expired;
+static unsigned long rsvs, drops, expired, swept;
 
 /* The lease, checked against the model: what it forgets, it zeroes */
 static void lease(const struct pl2_cfg *c, struct pl2_port *port,
@@ -48,6 +49,37 @@ static void lease(const struct pl2_cfg *c, struct pl2_port *port,
 	if (forgot != n)
 		abort();
 	expired += n;
+}
+
+/* The sweep's visit to port a, checked the same way, and never early */
+static void sweep(const struct pl2_cfg *c, struct pl2_port *port,
+		  s64 *in_model, s64 *out_model, u32 a, u64 now)
+{
+	struct pl2_port was = port[a];
+	s64 forgot = 0;
+	u32 n;
+
+	n = pl2_sweep_port(c, &port[a], now);
+	if (c->mode != PL2_MODE_COUNTER || !c->expire_ns) {
+		if (n || pl2_sweep_ns(c))
+			abort();
+		return;
+	}
+	if (port[a].in_res == 0 && in_model[a] > 0) {
+		if (now <= was.in_next + c->expire_ns)
+			abort();
+		forgot += in_model[a];
+		in_model[a] = 0;
+	}
+	if (port[a].out_res == 0 && out_model[a] > 0) {
+		if (now <= was.out_next + c->expire_ns)
+			abort();
+		forgot += out_model[a];
+		out_model[a] = 0;
+	}
+	if (forgot != n || pl2_sweep_ns(c) < PL2_SWEEP_NS_MIN)
+		abort();
+	swept += n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -167,6 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		} else if (k < 15) {			/* time passes */
 			now += (u64)d * c.slot_ns / 4;
+			if (k == 14)			/* and the sweep comes */
+				sweep(&c, port, in_model, out_model, a, now);
 		} else {				/* any bytes */
 			memset(h, d, sizeof(h));
 			if (at < size)
@@ -203,15 +237,15 @@ int main(int argc, char **argv)
 			buf[k] = (unsigned char)rand();
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	if (rsvs < iters || !drops || !expired) {
-		printf("not ok 1 - fuzz_pl2_switch: only %lu RSVs and %lu drops in %lu inputs\n",
-		       rsvs, drops, iters);
+	if (rsvs < iters || !drops || !expired || !swept) {
+		printf("not ok 1 - fuzz_pl2_switch: only %lu RSVs, %lu drops, %lu expired, %lu swept in %lu inputs\n",
+		       rsvs, drops, expired, swept, iters);
 		return 1;
 	}
 	printf("ok 1 - fuzz_pl2_switch: %lu inputs (RSVs, DATA, time, random headers, 3 modes), ",
 	       iters);
-	printf("%lu RSVs, %lu drops, %lu expired, the model held\n", rsvs, drops,
-	       expired);
+	printf("%lu RSVs, %lu drops, %lu expired by packets and %lu by the sweep, the model held\n",
+	       rsvs, drops, expired, swept);
 	printf("1..1\n");
 	return 0;
 }
