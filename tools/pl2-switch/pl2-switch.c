@@ -561,6 +561,21 @@ static const char * const stat_names[] = {
 	"malformed", "grt_err", "other", "expired"
 };
 
+/* Whether the lease's sweep runs now (it stops while nothing is reserved) */
+static bool sweep_running(void)
+{
+	struct pl2_sweep sw;
+	__u32 k = 0;
+	int fd = pinned("pl2_sweep");
+	bool on;
+
+	if (fd < 0)
+		return false;
+	on = !bpf_map_lookup_elem(fd, &k, &sw) && sw.armed;
+	close(fd);
+	return on;
+}
+
 static int cmd_show(bool json)
 {
 	int ncpu = libbpf_num_possible_cpus(), r, c, n = 0;
@@ -571,6 +586,7 @@ static int cmd_show(bool json)
 	struct pl2_port port;
 	struct pl2_cfg cfg;
 	char name[IF_NAMESIZE];
+	bool swept;
 	size_t j;
 
 	r = maps_open(&m, false);
@@ -587,18 +603,19 @@ static int cmd_show(bool json)
 		printf("{\"mode\": \"%s\", \"udp_port\": %u, \"kmax\": %u, \"t\": %u, ",
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol);
+	swept = sweep_running();
 	if (json)
-		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"queue\": %s, \"ports\": [",
+		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"queue\": %s, \"sweep\": %s, \"ports\": [",
 		       (unsigned long long)cfg.slot_ns,
 		       (unsigned long long)cfg.expire_ns,
-		       cfg.queue ? "true" : "false");
+		       cfg.queue ? "true" : "false", swept ? "true" : "false");
 	else
-		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s\n",
+		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s sweep %s\n",
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol,
 		       (unsigned long long)cfg.slot_ns,
 		       (unsigned long long)cfg.expire_ns,
-		       cfg.queue ? "on" : "off");
+		       cfg.queue ? "on" : "off", swept ? "on" : "off");
 	while (!bpf_map_get_next_key(m.ifmap, prev, &next)) {
 		key = next;
 		prev = &key;

@@ -82,16 +82,15 @@ struct {
 /*
  * Counter mode with a lease: a timer sweeps every port each lease / 4 and
  * forgets the counts overdue by the lease, so a dead sender's
- * reservations go even if no packet passes the port again.  Armed by the
- * first packet (a program cannot run at load); it holds the program and
- * lives until the map's last user reference goes (the loader unpins it
- * with the last port).
+ * reservations go even if no packet passes the port again.  It runs only
+ * while something is reserved: an RSV arms it after adding its demand,
+ * and a sweep that leaves every count at 0 stops.  Both sides are full
+ * barriers on `armed` and the counts (an atomic add then a read, an
+ * exchange then reads), so an RSV racing with the last sweep either is
+ * seen by it or sees `armed` 0 and arms the timer itself.  The timer
+ * holds the program and lives until the map's last user reference goes
+ * (the loader unpins it with the last port).
  */
-struct pl2_sweep {
-	struct bpf_timer timer;
-	__u32 armed;
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -218,6 +217,7 @@ static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 struct sweep_ctx {
 	const struct pl2_cfg *cfg;
 	__u64 now;
+	__u64 left;		/* packets still reserved after the sweep */
 };
 
 static int sweep_one(__u32 i, struct sweep_ctx *x)
@@ -227,26 +227,34 @@ static int sweep_one(__u32 i, struct sweep_ctx *x)
 
 	p = bpf_map_lookup_elem(&pl2_ports, &i);
 	st = bpf_map_lookup_elem(&pl2_stats, &i);
-	if (p && st)
+	if (p && st) {
 		st->expired += pl2_sweep_port(x->cfg, p, x->now);
+		x->left += pl2_slot_of(PL2_READ(p->in_res)) +
+			   pl2_slot_of(PL2_READ(p->out_res));
+	}
 	return 0;
 }
 
 static int sweep_ports(void *map, __u32 *key, struct pl2_sweep *sw)
 {
-	struct sweep_ctx x;
+	struct sweep_ctx x = { 0 };
 	__u32 zero = 0;
 
+	PL2_XCHG(&sw->armed, 0);
 	x.cfg = bpf_map_lookup_elem(&pl2_cfg, &zero);
 	if (!x.cfg || !pl2_sweep_ns(x.cfg))
 		return 0;
 	x.now = bpf_ktime_get_ns();
 	bpf_loop(PL2_PORTS, sweep_one, &x, 0);
-	bpf_timer_start(&sw->timer, pl2_sweep_ns(x.cfg), 0);
+	/* again while counts are left, unless an RSV armed it meanwhile */
+	if (x.left && !PL2_CAS(&sw->armed, 0, 1))
+		bpf_timer_start(&sw->timer, pl2_sweep_ns(x.cfg), 0);
 	return 0;
 }
 
-/* The sweep's first start, once (a failure is tried again next packet) */
+/* After an RSV added its demand: the sweep runs, or is started (a
+ * failure is tried again at the next RSV)
+ */
 static __always_inline void sweep_arm(const struct pl2_cfg *cfg)
 {
 	__u32 zero = 0;
@@ -260,7 +268,7 @@ static __always_inline void sweep_arm(const struct pl2_cfg *cfg)
 	bpf_timer_init(&sw->timer, &pl2_sweep, CLOCK_MONOTONIC);
 	if (bpf_timer_set_callback(&sw->timer, sweep_ports) ||
 	    bpf_timer_start(&sw->timer, pl2_sweep_ns(cfg), 0))
-		sw->armed = 0;
+		PL2_XCHG(&sw->armed, 0);
 }
 
 SEC("tc")
@@ -282,7 +290,6 @@ int pl2_switch(struct __sk_buff *skb)
 	slot = bpf_map_lookup_elem(&pl2_ifmap, &ifindex);
 	if (!cfg || !slot)
 		return TC_ACT_OK;	/* not (yet) a switch port */
-	sweep_arm(cfg);
 	st = bpf_map_lookup_elem(&pl2_stats, slot);
 	in = bpf_map_lookup_elem(&pl2_ports, slot);
 	if (!st || !in)
@@ -341,6 +348,7 @@ int pl2_switch(struct __sk_buff *skb)
 		word = pl2_clock_rsv(cfg, in, out, p.demand, now);
 	} else {
 		word = pl2_counter_rsv(cfg, in, out, p.demand, now);
+		sweep_arm(cfg);
 	}
 	/*
 	 * The reservation stands even if the GRT cannot be made: the

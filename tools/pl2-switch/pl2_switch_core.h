@@ -20,6 +20,7 @@
 #define _PL2_SWITCH_CORE_H
 
 #include "../../net/sched/core_types.h"
+#include <linux/bpf.h>		/* struct bpf_timer */
 #include <linux/shoal.h>
 
 #define PL2_PORTS		64	/* switch ports, as the paper's registers */
@@ -81,6 +82,12 @@ struct pl2_port {
 	u64 out_drain;		/* with queue: when the DATA that passed
 				 * towards this port will have left it
 				 */
+};
+
+/* counter mode's lease: the sweep's timer, and 1 while it runs */
+struct pl2_sweep {
+	struct bpf_timer timer;
+	u32 armed;
 };
 
 /* per port and CPU; all count packets arriving on the port */

@@ -61,6 +61,12 @@ data()
 	ip netns exec "$(topo_sender_ns "$1")" python3 "$CRAFT" pl2data "$2" "$PORT" "$3" "${4:-}"
 }
 
+# sweep_on: 1 while the lease's sweep runs, by `show -j`
+sweep_on()
+{
+	sw show -j | python3 -c 'import json, sys; print(int(json.load(sys.stdin)["sweep"]))'
+}
+
 # counters: <dev>_<field> for every port of `show -j` (absent: -1)
 counters()
 {
@@ -187,6 +193,9 @@ rsv 1 10.100.1.254 1
 counters
 tap_ok "s1_unrouted == 1 && s1_rsv == 5" "an RSV to the switch's own address is unrouted ($s1_unrouted), no GRT (rsv $s1_rsv)"
 
+on=$(sweep_on)
+tap_ok "on == 0" "no lease (--expire-us 0): no sweep after all those RSVs ($on)"
+
 # ---- detach ----
 out=$(sw detach s2 2>&1)
 rc=$?
@@ -241,19 +250,26 @@ sw detach -a
 # The sweep (every lease / 4) forgets them without any packet: within
 # 1.25 x the lease of their due time, 10 s here, plus the guest's lag
 sw attach --expire-us 8000000 s1 s2 r0
+on=$(sweep_on)
+tap_ok "on == 0" "lease: no sweep before anything is reserved ($on)"
 rsv 1 $RX4 4
 counters
-tap_ok "s1_in_res == 4 && r0_out_res == 4 && s1_expired + r0_expired == 0" \
-	"lease: within the lease (8 s) sender 1's 4 packets are reserved (s1 $s1_in_res, r0 $r0_out_res)"
+on=$(sweep_on)
+tap_ok "s1_in_res == 4 && r0_out_res == 4 && s1_expired + r0_expired == 0 && on == 1" \
+	"lease: within the lease (8 s) sender 1's 4 packets are reserved (s1 $s1_in_res, r0 $r0_out_res), the sweep runs ($on)"
 sleep 11
 # sender 1 "died": its 4 packets never came; no packet passed meanwhile
 counters
+on=$(sweep_on)
 tap_ok "s1_in_res == 0 && r0_out_res == 0 && s1_expired == 4 && r0_expired == 4" \
 	"lease: 11 s on, the sweep forgot them with no packet passing: counters s1 $s1_in_res, r0 $r0_out_res;" \
 	"expired s1 $s1_expired, r0 $r0_expired (4 each)"
+tap_ok "on == 0" "lease: with nothing reserved the sweep stopped ($on)"
 rsv 2 $RX4 1
 grt 1
-tap_ok "g_in == 0 && g_out == 0" "lease: sender 2's next GRT sees free ports: slots ($g_in, $g_out)"
+on=$(sweep_on)
+tap_ok "g_in == 0 && g_out == 0 && on == 1" \
+	"lease: sender 2's next GRT sees free ports: slots ($g_in, $g_out); its RSV started the sweep again ($on)"
 data 1 $RX4 1
 counters
 tap_ok "s1_in_res == 0 && r0_out_res == 0 && s2_in_res == 1" \
