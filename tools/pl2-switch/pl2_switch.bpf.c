@@ -260,7 +260,7 @@ static __always_inline void sweep_arm(const struct pl2_cfg *cfg)
 	__u32 zero = 0;
 	struct pl2_sweep *sw;
 
-	if (!pl2_sweep_ns(cfg))
+	if (!pl2_leased(cfg))
 		return;
 	sw = bpf_map_lookup_elem(&pl2_sweep, &zero);
 	if (!sw || PL2_READ(sw->armed) || PL2_CAS(&sw->armed, 0, 1))

@@ -295,6 +295,12 @@ static __always_inline u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_por
 
 /* ---- counter mode's lease (beyond the paper) ---- */
 
+/* Whether reservations have a lease: counter mode with expire_ns */
+static __always_inline bool pl2_leased(const struct pl2_cfg *c)
+{
+	return c->expire_ns && c->mode == PL2_MODE_COUNTER;
+}
+
 /* Forget an overdue count: the packets it waits for will not come */
 static __always_inline u32 pl2_expire(const struct pl2_cfg *c, s32 *cnt,
 				      const u64 *due, u64 now)
@@ -320,7 +326,7 @@ static __always_inline u32 pl2_lease(const struct pl2_cfg *c,
 {
 	u32 n;
 
-	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+	if (!pl2_leased(c))
 		return 0;
 	n = pl2_expire(c, &in->in_res, &in->in_next, now);
 	n += pl2_expire(c, &out->out_res, &out->out_next, now);
@@ -334,11 +340,10 @@ static __always_inline u32 pl2_lease(const struct pl2_cfg *c,
 /* How often the lease's sweep runs, in ns; 0: no sweep (no lease) */
 static __always_inline u64 pl2_sweep_ns(const struct pl2_cfg *c)
 {
-	u64 ns = c->expire_ns / 4;
-
-	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+	if (!pl2_leased(c))
 		return 0;
-	return ns < PL2_SWEEP_NS_MIN ? PL2_SWEEP_NS_MIN : ns;
+	return c->expire_ns / 4 < PL2_SWEEP_NS_MIN ? PL2_SWEEP_NS_MIN :
+						     c->expire_ns / 4;
 }
 
 /*
@@ -348,7 +353,7 @@ static __always_inline u64 pl2_sweep_ns(const struct pl2_cfg *c)
 static __always_inline u32 pl2_sweep_port(const struct pl2_cfg *c,
 					  struct pl2_port *p, u64 now)
 {
-	if (!c->expire_ns || c->mode != PL2_MODE_COUNTER)
+	if (!pl2_leased(c))
 		return 0;
 	return pl2_expire(c, &p->in_res, &p->in_next, now) +
 	       pl2_expire(c, &p->out_res, &p->out_next, now);

@@ -282,8 +282,10 @@ sw show | sed 's/^/# /'
 out=$(sw reset nosuchdev 2>&1)
 rc=$?
 tap_ok "rc == 2" "reset of a missing device fails ($rc): $out"
+rsv_before=$s2_rsv
 sw reset s2
 counters
-tap_ok "s2_in_res == 0 && s1_expired >= 4" "reset s2: its counter is 0 ($s2_in_res), statistics kept (s1 expired $s1_expired)"
+tap_ok "s2_in_res == 0 && rsv_before >= 1 && s2_rsv == rsv_before && s1_expired == 4" \
+	"reset s2: its counter is 0 ($s2_in_res), statistics kept (rsv $s2_rsv of $rsv_before; s1 expired $s1_expired)"
 sw detach -a
 tap_done

@@ -24,12 +24,21 @@
 
 static unsigned long rsvs, drops, expired, swept;
 
+/* A count the lease or the sweep set to 0: the model forgets it too */
+static s64 model_forget(s32 res, s64 *model)
+{
+	s64 n = res == 0 && *model > 0 ? *model : 0;
+
+	*model -= n;
+	return n;
+}
+
 /* The lease, checked against the model: what it forgets, it zeroes */
 static void lease(const struct pl2_cfg *c, struct pl2_port *port,
 		  s64 *in_model, s64 *out_model, u32 a, u32 b, u32 demand,
 		  u64 now)	/* demand: the RSV's as classify caps it, or 0 */
 {
-	s64 forgot = 0;
+	s64 forgot;
 	u32 n;
 
 	n = pl2_lease(c, &port[a], &port[b], demand, now);
@@ -38,14 +47,8 @@ static void lease(const struct pl2_cfg *c, struct pl2_port *port,
 			abort();
 		return;
 	}
-	if (port[a].in_res == 0 && in_model[a] > 0) {
-		forgot += in_model[a];
-		in_model[a] = 0;
-	}
-	if (port[b].out_res == 0 && out_model[b] > 0) {
-		forgot += out_model[b];
-		out_model[b] = 0;
-	}
+	forgot = model_forget(port[a].in_res, &in_model[a]) +
+		 model_forget(port[b].out_res, &out_model[b]);
 	if (forgot != n)
 		abort();
 	expired += n;
@@ -56,7 +59,7 @@ static void sweep(const struct pl2_cfg *c, struct pl2_port *port,
 		  s64 *in_model, s64 *out_model, u32 a, u64 now)
 {
 	struct pl2_port was = port[a];
-	s64 forgot = 0;
+	s64 in, out;
 	u32 n;
 
 	n = pl2_sweep_port(c, &port[a], now);
@@ -65,19 +68,12 @@ static void sweep(const struct pl2_cfg *c, struct pl2_port *port,
 			abort();
 		return;
 	}
-	if (port[a].in_res == 0 && in_model[a] > 0) {
-		if (now <= was.in_next + c->expire_ns)
-			abort();
-		forgot += in_model[a];
-		in_model[a] = 0;
-	}
-	if (port[a].out_res == 0 && out_model[a] > 0) {
-		if (now <= was.out_next + c->expire_ns)
-			abort();
-		forgot += out_model[a];
-		out_model[a] = 0;
-	}
-	if (forgot != n || pl2_sweep_ns(c) < PL2_SWEEP_NS_MIN)
+	in = model_forget(port[a].in_res, &in_model[a]);
+	out = model_forget(port[a].out_res, &out_model[a]);
+	if ((in && now <= was.in_next + c->expire_ns) ||
+	    (out && now <= was.out_next + c->expire_ns))
+		abort();
+	if (in + out != n || pl2_sweep_ns(c) < PL2_SWEEP_NS_MIN)
 		abort();
 	swept += n;
 }
