@@ -56,6 +56,9 @@ enum shoal_stat {
 	SHOAL_STAT_TX_ACKED,		/* of which acknowledged */
 	SHOAL_STAT_TX_TIMEOUT,		/* of which timed out */
 	SHOAL_STAT_TX_REFUSED,		/* of which refused: no socket there */
+	SHOAL_STAT_TX_RPC_LOST,		/* requests whose response never
+					 * came: the server lost it
+					 */
 	SHOAL_STAT_TX_RETX_PACKETS,	/* DATA sent again */
 	SHOAL_STAT_PL2_BURSTS,		/* bursts formed (an RSV each) */
 	SHOAL_STAT_PL2_BURST_PKTS,	/* DATA packets in them */

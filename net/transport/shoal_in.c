@@ -10,7 +10,9 @@
  * two quiet intervals, then after 4, 8, ...  A complete message is
  * acknowledged and queued for recvmsg(); once read, it is remembered as
  * done for a while, so that a late packet of it gets an ACK and not a new
- * message.
+ * message.  A request read is remembered until its response is
+ * acknowledged (or fails), however long the application takes: its
+ * client asks after it meanwhile (shoal_out.c), and is told ACK.
  *
  * Locking: see shoal_sock.h.  Everything but shoal_in_read()'s copy runs
  * under ss->lock.
@@ -140,6 +142,8 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 
 	shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
 	shoal_credit_detach(&ss->sn->sird, &m->credit);
+	if (m->name_flags & SHOAL_F_RESPONSE)
+		shoal_out_responded(ss, &m->src, m->id);
 	list_move_tail(&m->node, &ss->ready);
 	m->state = SHOAL_IN_READY;
 	ss->nr_receiving--;
@@ -249,9 +253,23 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		goto drop;
 	}
 	if (m && m->state != SHOAL_IN_RECEIVING) {
-		/* complete: the sender missed our ACK */
-		shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
+		/* complete: the sender missed our ACK, or (a probe for the
+		 * response) a client asks whether we still have its request
+		 */
+		if (!(pkt->type == SHOAL_T_CREDIT_REQ &&
+		      (pkt->flags & SHOAL_F_RETX)))
+			shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
 		shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
+		goto drop;
+	}
+	if (!m && pkt->type == SHOAL_T_CREDIT_REQ &&
+	    (pkt->flags & SHOAL_F_RETX)) {
+		/* a client asks after a request this socket never took (it
+		 * is not the one that did): no response will come
+		 */
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
+		shoal_ctrl(sn, ss->port, src, local, SHOAL_T_UNKNOWN,
+			   pkt->msg_id, name, pkt->msg_len, 0, ECONNRESET, q);
 		goto drop;
 	}
 	if (!m) {
@@ -367,9 +385,23 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
 	list_for_each_entry_safe(m, tmp, &ss->done, node)
-		if (time_after_eq(jiffies, m->heard +
-				  ival * SHOAL_DONE_LINGER(limit)))
+		if (!m->owed && time_after_eq(jiffies, m->heard + ival *
+					      SHOAL_DONE_LINGER(limit)))
 			shoal_imsg_free(ss, m);
+}
+
+/* The response to request @id of @src is acknowledged, or failed: the
+ * request is remembered only as long as any read message now
+ */
+void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
+		       u64 id)
+{
+	struct shoal_imsg *m = shoal_imsg_find(ss, src, id, SHOAL_F_REQUEST);
+
+	if (m && m->owed) {
+		m->owed = false;
+		m->heard = jiffies;
+	}
 }
 
 /* Copy @m out to @msg (a recvmsg() of @len bytes).  @m is READING: only

@@ -11,6 +11,16 @@
  * it fails with ETIMEDOUT.  Failures go to the socket's error
  * queue (MSG_ERRQUEUE).
  *
+ * A request is not done when it is acknowledged: its data is freed, but
+ * a small record of it waits on ss->await for the response.  While the
+ * server says nothing of it for two intervals, the record probes it (a
+ * CREDIT_REQ with SHOAL_F_RETX): a server that still has the request
+ * (until its response is acknowledged) answers ACK, one that lost it
+ * (its socket closed) answers UNKNOWN, and the request fails with
+ * ECONNRESET; no answer for timeout_resends probes fails it with
+ * ETIMEDOUT.  So a response lost with its server is reported too.  A
+ * server that takes its time keeps answering: the client waits.
+ *
  * Locking: see shoal_sock.h.  Everything here but shoal_omsg_send()'s copy
  * runs under ss->lock and queues packets on @q for the caller to send.
  */
@@ -44,9 +54,52 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m)
 	hlist_del(&m->hash);
 	list_del(&m->node);
 	sk_wmem_queued_add(sk, -(int)m->charge);
-	ss->stats.tx_queued--;
+	if (m->awaiting)
+		WRITE_ONCE(ss->await_charge, ss->await_charge - m->charge);
+	else
+		ss->stats.tx_queued--;
+	/* a response is done: its request need not be remembered */
+	if (m->name_flags & SHOAL_F_RESPONSE)
+		shoal_in_answered(ss, &m->dst, m->id);
 	kvfree(m->data);
 	kfree(m);
+}
+
+/* Request @m was acknowledged: keep only what its response needs */
+static void shoal_omsg_await(struct shoal_sock *ss, struct shoal_omsg *m)
+{
+	struct sock *sk = &ss->inet.sk;
+
+	shoal_sird_tx_forget(ss, m);
+	shoal_pl2_detach(ss, m);
+	kvfree(m->data);
+	m->data = NULL;
+	sk_wmem_queued_add(sk, -(int)(m->charge - sizeof(*m)));
+	m->charge = sizeof(*m);
+	WRITE_ONCE(ss->await_charge, ss->await_charge + m->charge);
+	m->awaiting = true;
+	ss->stats.tx_queued--;
+	m->heard = jiffies;
+	m->silent = 0;
+	list_move_tail(&m->node, &ss->await);
+}
+
+/* The whole response to request @id came from @src: the request is done
+ * (acknowledged by it, if its ACK was lost or is late)
+ */
+void shoal_out_responded(struct shoal_sock *ss, const struct shoal_addr *src,
+			 u64 id)
+{
+	struct shoal_omsg *m = shoal_omsg_find(ss, src, id, SHOAL_F_REQUEST);
+
+	if (!m)
+		return;
+	if (!m->awaiting) {
+		ss->stats.tx_acked++;
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKED);
+	}
+	shoal_omsg_free(ss, m);
+	ss->inet.sk.sk_write_space(&ss->inet.sk);
 }
 
 /* The message failed: note why for MSG_ERRQUEUE and free it */
@@ -215,15 +268,16 @@ u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
 }
 
 /* Whether the socket has room for a message of @len bytes: one always
- * goes when nothing else waits, however long
+ * goes when no other is being sent, however long (requests waiting for
+ * their responses are not being sent)
  */
 static bool shoal_wmem_room(const struct shoal_sock *ss, u32 charge)
 {
 	const struct sock *sk = &ss->inet.sk;
+	int queued = READ_ONCE(sk->sk_wmem_queued);
 
-	return !READ_ONCE(sk->sk_wmem_queued) ||
-	       READ_ONCE(sk->sk_wmem_queued) + charge <=
-	       READ_ONCE(sk->sk_sndbuf);
+	return queued == READ_ONCE(ss->await_charge) ||
+	       queued + charge <= READ_ONCE(sk->sk_sndbuf);
 }
 
 /* Take a message of @len bytes from @msg to @dst and start sending it;
@@ -343,6 +397,17 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	m->heard = jiffies;
 	m->silent = 0;
 	m->answered = true;
+	if (m->awaiting) {
+		/* ACK or BUSY: the server has the request; a late CREDIT or
+		 * RESEND of it says nothing; UNKNOWN: the server lost it
+		 */
+		if (pkt->type == SHOAL_T_UNKNOWN) {
+			shoal_stat_inc(sn, SHOAL_STAT_TX_RPC_LOST);
+			shoal_omsg_fail(ss, m, ECONNRESET);
+			ss->inet.sk.sk_write_space(&ss->inet.sk);
+		}
+		return;
+	}
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
 		shoal_tx_authorise(&m->tx, pkt->offset);
@@ -354,7 +419,10 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	case SHOAL_T_ACK:
 		ss->stats.tx_acked++;
 		shoal_stat_inc(sn, SHOAL_STAT_TX_ACKED);
-		shoal_omsg_free(ss, m);
+		if (m->name_flags & SHOAL_F_REQUEST)
+			shoal_omsg_await(ss, m);
+		else
+			shoal_omsg_free(ss, m);
 		ss->inet.sk.sk_write_space(&ss->inet.sk);
 		return;
 	case SHOAL_T_UNKNOWN:
@@ -367,6 +435,37 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		return;
 	}
 	shoal_omsg_push(ss, m, q);
+}
+
+/* Requests waiting for their responses: those the server was silent
+ * about for two intervals probe it, or fail.  Returns whether any did.
+ */
+static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
+			     u32 limit, struct sk_buff_head *q)
+{
+	struct shoal_omsg *m, *tmp;
+	bool freed = false;
+
+	list_for_each_entry_safe(m, tmp, &ss->await, node) {
+		if (time_before(jiffies, m->heard + 2 * ival))
+			continue;
+		m->heard = jiffies;
+		if (++m->silent > limit) {
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RPC_LOST);
+			shoal_omsg_fail(ss, m, ETIMEDOUT);
+			freed = true;
+			continue;
+		}
+		/* RETX: a server without the request must not take this
+		 * for the start of a new one
+		 */
+		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
+			   SHOAL_T_CREDIT_REQ, m->id,
+			   m->name_flags | SHOAL_F_RETX, m->len, m->unsched,
+			   0, q);
+	}
+	return freed;
 }
 
 /* A resend interval passed, under ss->lock: messages the receiver was
@@ -412,6 +511,8 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_omsg_push(ss, m, q);
 		}
 	}
+	if (shoal_await_tick(ss, ival, limit, q))
+		freed = true;
 	if (freed)
 		ss->inet.sk.sk_write_space(&ss->inet.sk);
 }

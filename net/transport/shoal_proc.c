@@ -36,6 +36,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_TX_ACKED] = "tx_acked",
 	[SHOAL_STAT_TX_TIMEOUT] = "tx_timeout",
 	[SHOAL_STAT_TX_REFUSED] = "tx_refused",
+	[SHOAL_STAT_TX_RPC_LOST] = "tx_rpc_lost",
 	[SHOAL_STAT_TX_RETX_PACKETS] = "tx_retx_packets",
 	[SHOAL_STAT_PL2_BURSTS] = "pl2_bursts",
 	[SHOAL_STAT_PL2_BURST_PKTS] = "pl2_burst_pkts",

@@ -155,7 +155,7 @@ void shoal_sock_arm(struct shoal_sock *ss)
 	if (ss->dead || timer_pending(&ss->timer))
 		return;
 	if (list_empty(&ss->out_list) && list_empty(&ss->in_list) &&
-	    list_empty(&ss->done))
+	    list_empty(&ss->done) && list_empty(&ss->await))
 		return;
 	ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
 	mod_timer(&ss->timer, jiffies + max(ival / 2, 1UL));
@@ -438,6 +438,8 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	__skb_queue_purge(&m->skbs);
 	m->state = SHOAL_IN_DONE;
 	m->heard = jiffies;
+	/* a request's client may ask after it until it is answered */
+	m->owed = err >= 0 && (m->name_flags & SHOAL_F_REQUEST);
 	list_add_tail(&m->node, &ss->done);
 	shoal_sock_arm(ss);
 	spin_unlock_bh(&ss->lock);
@@ -487,6 +489,7 @@ static int shoal_init_sock(struct sock *sk)
 	INIT_LIST_HEAD(&ss->in_list);
 	INIT_LIST_HEAD(&ss->ready);
 	INIT_LIST_HEAD(&ss->done);
+	INIT_LIST_HEAD(&ss->await);
 	INIT_LIST_HEAD(&ss->errq);
 	timer_setup(&ss->timer, shoal_sock_timer, 0);
 	ss->pl2 = sk->sk_protocol == IPPROTO_PL2;
@@ -525,6 +528,8 @@ static void shoal_close(struct sock *sk, long timeout)
 	}
 	spin_lock_bh(&ss->lock);
 	list_for_each_entry_safe(om, otmp, &ss->out_list, node)
+		shoal_omsg_free(ss, om);
+	list_for_each_entry_safe(om, otmp, &ss->await, node)
 		shoal_omsg_free(ss, om);
 	list_for_each_entry_safe(im, itmp, &ss->in_list, node)
 		shoal_imsg_free(ss, im);

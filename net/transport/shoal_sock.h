@@ -46,6 +46,10 @@ struct shoal_sock {
 					 * packets with an ACK
 					 */
 	struct list_head errq;		/* failed sends, for MSG_ERRQUEUE */
+	struct list_head await;		/* requests delivered, waiting for
+					 * their responses (awaiting omsgs)
+					 */
+	u32 await_charge;		/* their part of sk_wmem_queued */
 	struct shoal_sock_stats stats;
 	u32 credit_out;			/* under sn->sird.lock: credit given
 					 * to this socket's messages, its
@@ -76,6 +80,10 @@ struct shoal_omsg {
 	u8 name_flags;			/* SHOAL_F_REQUEST or _RESPONSE */
 	bool announced;			/* CREDIT_REQ sent or not needed */
 	bool answered;			/* the receiver said something */
+	bool awaiting;			/* a request delivered, on ss->await:
+					 * its data is gone, it waits for the
+					 * response
+					 */
 	u32 len;
 	u32 unsched;
 	u32 mss;
@@ -112,6 +120,9 @@ struct shoal_imsg {
 	u64 id;
 	u8 name_flags;
 	enum shoal_imsg_state state;
+	bool owed;			/* a request read: kept DONE until its
+					 * response is acknowledged or fails
+					 */
 	u32 unsched;			/* bytes it sends without credit */
 	struct shoal_credit credit;	/* under sn->sird.lock */
 	u32 quiet;			/* intervals nothing arrived */
@@ -161,6 +172,8 @@ bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
 u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
 			struct sk_buff_head *q);
 void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);
+void shoal_out_responded(struct shoal_sock *ss, const struct shoal_addr *src,
+			 u64 id);
 
 /* shoal_in.c */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
@@ -170,6 +183,8 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_in_read(struct shoal_imsg *m, struct msghdr *msg, size_t len);
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
+void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
+		       u64 id);
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
 		const struct shoal_addr *dst, const struct in6_addr *saddr,
 		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,

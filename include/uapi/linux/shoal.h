@@ -43,7 +43,13 @@
  *		unscheduled prefix), the same in every packet of a message.
  *  CREDIT_REQ	SIRD: the sender asks for credit for the rest of a message
  *		longer than its unscheduled prefix; offset: where the
- *		scheduled bytes start.
+ *		scheduled bytes start.  Also a sender's probe for a message
+ *		the receiver is silent about.  With SHOAL_F_RETX and
+ *		SHOAL_F_REQUEST, a client's probe for a request that was
+ *		acknowledged and whose response has not come: a receiver
+ *		that still has the request answers ACK, one that has not
+ *		answers UNKNOWN (ECONNRESET) and never takes it for a new
+ *		message.
  *  CREDIT	SIRD: the receiver lets the sender send up to offset; word:
  *		the bytes this grant adds (at most offset).
  *  RESEND	send bytes offset .. offset + word again (word > 0), at once:
@@ -52,7 +58,8 @@
  *		sender must not time it out.
  *  UNKNOWN	the receiver will not take this message; word: why, an
  *		errno value (ECONNREFUSED: no socket has the port,
- *		EMSGSIZE: it could never hold the message).  The sender
+ *		EMSGSIZE: it could never hold the message, ECONNRESET: it
+ *		does not have the request a probe asks after).  The sender
  *		fails the message.
  *  ACK		the whole message arrived; the sender may free it.
  *  ABORT	the sender gave up the message; word: why (an errno value,

@@ -498,6 +498,100 @@ TEST_F(pair, closed_peer)
 		  ntohs(((struct sockaddr_in *)&from)->sin_port));
 }
 
+/* A request read by the server, then answered by nobody: its socket
+ * closes (@rebind 0), or another socket takes its port (@rebind 1).  The
+ * client learns it from its probes: ECONNRESET for the request.
+ */
+static void rpc_lost(struct __test_metadata *_metadata, int *srv, int cli,
+		     uint16_t port, int rebind)
+{
+	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
+	struct sockaddr_in to = loop4(port), any = loop4(port);
+	struct pollfd p = { .fd = cli, .events = POLLIN };
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	uint64_t id = 0;
+	char buf[8];
+
+	args.id_addr = (uintptr_t)&id;
+	ASSERT_EQ(4, send_msg(cli, &to, sizeof(to), "ping", 4, &args, 0));
+	ASSERT_EQ(4, recv_msg(*srv, buf, sizeof(buf), 0, &info, &from, NULL));
+	EXPECT_EQ(id, info.id);
+	close(*srv);
+	*srv = sird_socket(AF_INET);	/* the fixture closes it */
+	any.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (rebind)
+		ASSERT_EQ(0, bind(*srv, (struct sockaddr *)&any, sizeof(any)));
+	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
+	EXPECT_TRUE(p.revents & POLLERR);
+	EXPECT_FALSE(p.revents & POLLIN);
+	ASSERT_EQ(0, recv_msg(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			      &from, NULL));
+	EXPECT_EQ(id, info.id);
+	EXPECT_EQ(SHOAL_MSG_REQUEST, info.flags);
+	EXPECT_EQ(ECONNRESET, info.error);
+	EXPECT_EQ(port, ntohs(((struct sockaddr_in *)&from)->sin_port));
+	/* the new socket took nothing for a message */
+	EXPECT_EQ(-1, recv_msg(*srv, buf, sizeof(buf), MSG_DONTWAIT, &info,
+			       NULL, NULL));
+	EXPECT_EQ(EAGAIN, errno);
+}
+
+TEST_F(pair, rpc_server_closed)
+{
+	rpc_lost(_metadata, &self->srv, self->cli, self->srv_port, 0);
+}
+
+TEST_F(pair, rpc_server_replaced)
+{
+	rpc_lost(_metadata, &self->srv, self->cli, self->srv_port, 1);
+}
+
+/* A server that takes far longer than the client's timeout to answer is
+ * waited for: it still has the request and says so to every probe.
+ */
+TEST_F(pair, rpc_slow_server)
+{
+	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
+	long ms = sysctl_read("resend_ms"), n = sysctl_read("timeout_resends");
+	struct shoal_sock_stats st;
+	socklen_t len = sizeof(st);
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	uint64_t id = 0;
+	char buf[8];
+
+	ASSERT_GT(ms, 0);
+	ASSERT_EQ(0, sysctl_write("timeout_resends", 3));
+	args.id_addr = (uintptr_t)&id;
+	ASSERT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to), "ping",
+			      4, &args, 0));
+	ASSERT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info, &from,
+			      NULL));
+	/* 3 unanswered probes, two intervals apart, would fail it; a read
+	 * message is otherwise forgotten after 8 intervals
+	 */
+	usleep(5 * 2 * (3 + 1) * ms * 1000);
+	args.flags = SHOAL_MSG_RESPONSE;
+	args.reply_to = info.id;
+	args.id_addr = 0;
+	ASSERT_EQ(4, send_msg(self->srv, &from, sizeof(from), "pong", 4,
+			      &args, 0));
+	ASSERT_EQ(4, recv_msg(self->cli, buf, sizeof(buf), 0, &info, NULL,
+			      NULL));
+	EXPECT_EQ(SHOAL_MSG_RESPONSE, info.flags);
+	EXPECT_EQ(id, info.id);
+	EXPECT_EQ(0, memcmp(buf, "pong", 4));
+	EXPECT_EQ(-1, recv_msg(self->cli, buf, sizeof(buf), MSG_ERRQUEUE,
+			       &info, NULL, NULL));
+	ASSERT_EQ(0, getsockopt(self->cli, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
+				&len));
+	EXPECT_EQ(1, st.tx_acked);
+	EXPECT_EQ(0, st.tx_failed);
+	EXPECT_EQ(0, st.tx_queued);
+	EXPECT_EQ(0, sysctl_write("timeout_resends", n));
+}
+
 /* nobody answers at all: ETIMEDOUT after timeout_resends intervals */
 TEST_F(pair, timeout)
 {
