@@ -48,6 +48,7 @@ enum shoal_stat {
 	SHOAL_STAT_RX_RESEND_TRIMMED,	/* RESENDs at once for trimmed data */
 	SHOAL_STAT_RX_RESEND_QUIET,	/* RESENDs after a quiet interval */
 	SHOAL_STAT_RX_MSGS,		/* messages complete */
+	SHOAL_STAT_RX_DONE_NOMEM,	/* read, but no memory to remember */
 	SHOAL_STAT_TX_PACKETS,
 	SHOAL_STAT_TX_BYTES,
 	SHOAL_STAT_TX_DROP_NOROUTE,	/* no route to the peer */

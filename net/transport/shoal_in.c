@@ -8,11 +8,12 @@
  * the scheduled bytes, and asks at once for what a switch trimmed (the
  * bytes are owed to its pacer); gaps the sender left are asked for after
  * two quiet intervals, then after 4, 8, ...  A complete message is
- * acknowledged and queued for recvmsg(); once read, it is remembered as
- * done for a while, so that a late packet of it gets an ACK and not a new
- * message.  A request read is remembered until its response is
- * acknowledged (or fails), however long the application takes: its
- * client asks after it meanwhile (shoal_out.c), and is told ACK.
+ * acknowledged and queued for recvmsg(); once read, its name alone (a
+ * struct shoal_done) is remembered for a while, so that a late packet of
+ * it gets an ACK and not a new message.  A request read is remembered
+ * until its response is acknowledged (or fails), however long the
+ * application takes: its client asks after it meanwhile (shoal_out.c),
+ * and is told ACK.
  *
  * Locking: see shoal_sock.h.  Everything but shoal_in_read()'s copy runs
  * under ss->lock.
@@ -38,8 +39,9 @@
  */
 #define SHOAL_RECEIVING_MAX	1024
 
-/* Memory an inbound message's state is charged for */
+/* Memory an inbound message's state is charged for, and a read one's */
 #define SHOAL_IMSG_CHARGE	((int)sizeof(struct shoal_imsg))
+#define SHOAL_DONE_CHARGE	((int)sizeof(struct shoal_done))
 
 static struct shoal_imsg *shoal_imsg_find(struct shoal_sock *ss,
 					  const struct shoal_addr *src,
@@ -52,6 +54,52 @@ static struct shoal_imsg *shoal_imsg_find(struct shoal_sock *ss,
 		    shoal_addr_eq(&m->src, src))
 			return m;
 	return NULL;
+}
+
+static struct shoal_done *shoal_done_find(struct shoal_sock *ss,
+					  const struct shoal_addr *src,
+					  u64 id, u8 name_flags)
+{
+	struct shoal_done *d;
+
+	hlist_for_each_entry(d, &ss->done_hash[shoal_msg_hash(src, id)], hash)
+		if (d->id == id && d->name_flags == name_flags &&
+		    shoal_addr_eq(&d->src, src))
+			return d;
+	return NULL;
+}
+
+void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d)
+{
+	hlist_del(&d->hash);
+	list_del(&d->node);
+	atomic_sub(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
+	kfree(d);
+}
+
+/* @m, READING, was read (@delivered) or lost to a fault: its name goes
+ * into @d (NULL: no memory for it, and it is forgotten) and @m is freed
+ */
+void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
+		   struct shoal_done *d, bool delivered)
+{
+	if (d) {
+		d->src = m->src;
+		d->local = m->local;
+		d->id = m->id;
+		d->msg_len = m->rx.msg_len;
+		d->name_flags = m->name_flags;
+		/* a request's client may ask after it until it is answered */
+		d->unanswered = delivered && (m->name_flags & SHOAL_F_REQUEST);
+		d->heard = jiffies;
+		hlist_add_head(&d->hash,
+			       &ss->done_hash[shoal_msg_hash(&d->src, d->id)]);
+		list_add_tail(&d->node, &ss->done);
+		atomic_add(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
+	} else {
+		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_DONE_NOMEM);
+	}
+	shoal_imsg_free(ss, m);
 }
 
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m)
@@ -235,13 +283,19 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		  const struct shoal_addr *src, const struct in6_addr *local,
 		  bool ce, struct sk_buff_head *q)
 {
+	bool probe = pkt->type == SHOAL_T_CREDIT_REQ &&
+		     (pkt->flags & SHOAL_F_RETX);
 	u8 name = pkt->flags & SHOAL_F_NAME;
 	struct shoal_net *sn = ss->sn;
+	struct shoal_done *d = NULL;
 	struct shoal_imsg *m;
 	bool created = false;
 
 	m = shoal_imsg_find(ss, src, pkt->msg_id, name);
-	if (m && m->rx.msg_len != pkt->msg_len) {
+	if (!m)
+		d = shoal_done_find(ss, src, pkt->msg_id, name);
+	if ((m && m->rx.msg_len != pkt->msg_len) ||
+	    (d && d->msg_len != pkt->msg_len)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MISMATCH);
 		goto drop;
 	}
@@ -252,18 +306,18 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
 		goto drop;
 	}
-	if (m && m->state != SHOAL_IN_RECEIVING) {
+	if (d || (m && m->state != SHOAL_IN_RECEIVING)) {
 		/* complete: the sender missed our ACK, or (a probe for the
 		 * response) a client asks whether we still have its request
 		 */
-		if (!(pkt->type == SHOAL_T_CREDIT_REQ &&
-		      (pkt->flags & SHOAL_F_RETX)))
+		if (!probe)
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
-		shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
+		shoal_ctrl(sn, ss->port, src, d ? &d->local : &m->local,
+			   SHOAL_T_ACK, pkt->msg_id, name, pkt->msg_len, 0, 0,
+			   q);
 		goto drop;
 	}
-	if (!m && pkt->type == SHOAL_T_CREDIT_REQ &&
-	    (pkt->flags & SHOAL_F_RETX)) {
+	if (!m && probe) {
 		/* a client asks after a request this socket never took (it
 		 * is not the one that did): no response will come
 		 */
@@ -310,13 +364,14 @@ drop:
 /* A resend interval passed, under ss->lock: quiet messages give their
  * credit out back (it was lost) and ask for what is missing, or tell their
  * senders they wait for credit; messages whose sender went silent are
- * forgotten, and done ones old enough
+ * forgotten, and read ones old enough
  */
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 {
 	u32 ms = READ_ONCE(ss->sn->cfg.resend_ms);
 	u32 limit = READ_ONCE(ss->sn->cfg.timeout_resends);
 	unsigned long ival = msecs_to_jiffies(ms);
+	struct shoal_done *d, *dtmp;
 	struct shoal_imsg *m, *tmp;
 	struct shoal_range r[8];
 	u32 i, n, granted;
@@ -384,10 +439,10 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		}
 		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
-	list_for_each_entry_safe(m, tmp, &ss->done, node)
-		if (!m->owed && time_after_eq(jiffies, m->heard + ival *
-					      SHOAL_DONE_LINGER(limit)))
-			shoal_imsg_free(ss, m);
+	list_for_each_entry_safe(d, dtmp, &ss->done, node)
+		if (!d->unanswered && time_after_eq(jiffies, d->heard + ival *
+						    SHOAL_DONE_LINGER(limit)))
+			shoal_done_free(ss, d);
 }
 
 /* The response to request @id of @src is acknowledged, or failed: the
@@ -396,11 +451,11 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 		       u64 id)
 {
-	struct shoal_imsg *m = shoal_imsg_find(ss, src, id, SHOAL_F_REQUEST);
+	struct shoal_done *d = shoal_done_find(ss, src, id, SHOAL_F_REQUEST);
 
-	if (m && m->owed) {
-		m->owed = false;
-		m->heard = jiffies;
+	if (d && d->unanswered) {
+		d->unanswered = false;
+		d->heard = jiffies;
 	}
 }
 

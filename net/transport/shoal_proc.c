@@ -28,6 +28,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_RESEND_TRIMMED] = "rx_resend_trimmed",
 	[SHOAL_STAT_RX_RESEND_QUIET] = "rx_resend_quiet",
 	[SHOAL_STAT_RX_MSGS] = "rx_msgs",
+	[SHOAL_STAT_RX_DONE_NOMEM] = "rx_done_nomem",
 	[SHOAL_STAT_TX_PACKETS] = "tx_packets",
 	[SHOAL_STAT_TX_BYTES] = "tx_bytes",
 	[SHOAL_STAT_TX_DROP_NOROUTE] = "tx_drop_noroute",

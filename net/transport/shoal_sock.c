@@ -399,6 +399,7 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	struct sock *sk = sock->sk;
 	struct shoal_sock *ss = shoal_sk(sk);
 	struct shoal_imsg *m;
+	struct shoal_done *d;
 	long timeo;
 	int err;
 
@@ -433,14 +434,10 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 		if (flags & MSG_TRUNC)
 			err = m->rx.msg_len;
 	}
-	/* the message is read (or lost to a fault): remember it as done */
+	/* the message is read (or lost to a fault): its name is remembered */
+	d = kmalloc(sizeof(*d), GFP_KERNEL);
 	spin_lock_bh(&ss->lock);
-	__skb_queue_purge(&m->skbs);
-	m->state = SHOAL_IN_DONE;
-	m->heard = jiffies;
-	/* a request's client may ask after it until it is answered */
-	m->owed = err >= 0 && (m->name_flags & SHOAL_F_REQUEST);
-	list_add_tail(&m->node, &ss->done);
+	shoal_in_done(ss, m, d, err >= 0);
 	shoal_sock_arm(ss);
 	spin_unlock_bh(&ss->lock);
 	/* memory came free: messages waiting for it may get credit (a
@@ -484,6 +481,7 @@ static int shoal_init_sock(struct sock *sk)
 	for (i = 0; i < SHOAL_MSG_HASH; i++) {
 		INIT_HLIST_HEAD(&ss->out_hash[i]);
 		INIT_HLIST_HEAD(&ss->in_hash[i]);
+		INIT_HLIST_HEAD(&ss->done_hash[i]);
 	}
 	INIT_LIST_HEAD(&ss->out_list);
 	INIT_LIST_HEAD(&ss->in_list);
@@ -511,6 +509,7 @@ static void shoal_close(struct sock *sk, long timeout)
 	struct shoal_net *sn = ss->sn;
 	struct shoal_omsg *om, *otmp;
 	struct shoal_imsg *im, *itmp;
+	struct shoal_done *d, *dtmp;
 	struct shoal_err *e, *etmp;
 	struct sk_buff_head q;
 
@@ -535,8 +534,8 @@ static void shoal_close(struct sock *sk, long timeout)
 		shoal_imsg_free(ss, im);
 	list_for_each_entry_safe(im, itmp, &ss->ready, node)
 		shoal_imsg_free(ss, im);
-	list_for_each_entry_safe(im, itmp, &ss->done, node)
-		shoal_imsg_free(ss, im);
+	list_for_each_entry_safe(d, dtmp, &ss->done, node)
+		shoal_done_free(ss, d);
 	list_for_each_entry_safe(e, etmp, &ss->errq, node) {
 		list_del(&e->node);
 		atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);

@@ -42,9 +42,11 @@ struct shoal_sock {
 	struct list_head in_list;	/* inbound ones not complete */
 	u32 nr_receiving;		/* on in_list */
 	struct list_head ready;		/* complete, for recvmsg() */
-	struct list_head done;		/* read, remembered to answer late
-					 * packets with an ACK
+	struct list_head done;		/* read messages' names (struct
+					 * shoal_done), remembered to answer
+					 * late packets with an ACK
 					 */
+	struct hlist_head done_hash[SHOAL_MSG_HASH];
 	struct list_head errq;		/* failed sends, for MSG_ERRQUEUE */
 	struct list_head await;		/* requests delivered, waiting for
 					 * their responses (awaiting omsgs)
@@ -107,8 +109,9 @@ struct shoal_omsg {
 enum shoal_imsg_state {
 	SHOAL_IN_RECEIVING,		/* on ss->in_list */
 	SHOAL_IN_READY,			/* on ss->ready */
-	SHOAL_IN_READING,		/* a recvmsg() copies it out */
-	SHOAL_IN_DONE,			/* on ss->done, no data */
+	SHOAL_IN_READING,		/* a recvmsg() copies it out, then
+					 * a struct shoal_done takes its place
+					 */
 };
 
 /* An inbound message */
@@ -120,9 +123,6 @@ struct shoal_imsg {
 	u64 id;
 	u8 name_flags;
 	enum shoal_imsg_state state;
-	bool owed;			/* a request read: kept DONE until its
-					 * response is acknowledged or fails
-					 */
 	u32 unsched;			/* bytes it sends without credit */
 	struct shoal_credit credit;	/* under sn->sird.lock */
 	u32 quiet;			/* intervals nothing arrived */
@@ -130,6 +130,24 @@ struct shoal_imsg {
 	unsigned long heard;
 	struct sk_buff_head skbs;	/* payloads by offset */
 	struct shoal_rx_ranges rx;
+};
+
+/* A message read: only its name is kept (a few dozen bytes, where the
+ * message's state took hundreds), for as long as its sender may still
+ * send a packet of it
+ */
+struct shoal_done {
+	struct hlist_node hash;		/* ss->done_hash */
+	struct list_head node;		/* ss->done, oldest first */
+	struct shoal_addr src;
+	struct in6_addr local;		/* where it was sent: replies' source */
+	u64 id;
+	u32 msg_len;
+	u8 name_flags;
+	bool unanswered;		/* a request: kept until its response
+					 * is acknowledged or fails
+					 */
+	unsigned long heard;		/* read, or its response went */
 };
 
 /* A received payload: skb->data at its first byte */
@@ -185,6 +203,9 @@ int shoal_in_read(struct shoal_imsg *m, struct msghdr *msg, size_t len);
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
 void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 		       u64 id);
+void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
+		   struct shoal_done *d, bool delivered);
+void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d);
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
 		const struct shoal_addr *dst, const struct in6_addr *saddr,
 		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,

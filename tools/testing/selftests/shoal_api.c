@@ -592,6 +592,47 @@ TEST_F(pair, rpc_slow_server)
 	EXPECT_EQ(0, sysctl_write("timeout_resends", n));
 }
 
+/* A read message is remembered by its name only: 1000 RPCs, whose
+ * responses' names are all kept for 10 s, fit a client SO_RCVBUF of 128 KB
+ * (the whole state of each, 672 bytes, would not)
+ */
+TEST_F(pair, read_names_small)
+{
+	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
+	long n = sysctl_read("timeout_resends");
+	int i, rcvbuf = 64 * 1024, done = 0;
+	struct shoal_sock_stats st;
+	socklen_t len = sizeof(st);
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	char buf[8];
+
+	ASSERT_EQ(0, sysctl_write("timeout_resends", 500));
+	ASSERT_EQ(0, setsockopt(self->cli, SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+				sizeof(rcvbuf)));
+	for (i = 0; i < 1000; i++) {
+		args.flags = SHOAL_MSG_REQUEST;
+		if (send_msg(self->cli, &self->to, sizeof(self->to), "q", 1,
+			     &args, 0) != 1 ||
+		    recv_msg(self->srv, buf, sizeof(buf), 0, &info, &from,
+			     NULL) != 1)
+			break;
+		args.flags = SHOAL_MSG_RESPONSE;
+		args.reply_to = info.id;
+		if (send_msg(self->srv, &from, sizeof(from), "r", 1, &args,
+			     0) != 1 ||
+		    recv_msg(self->cli, buf, sizeof(buf), 0, &info, NULL,
+			     NULL) != 1)
+			break;
+		done++;
+	}
+	EXPECT_EQ(1000, done);
+	ASSERT_EQ(0, getsockopt(self->cli, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
+				&len));
+	EXPECT_EQ(0, st.rx_drop_rcvbuf);
+	EXPECT_EQ(0, sysctl_write("timeout_resends", n));
+}
+
 /* nobody answers at all: ETIMEDOUT after timeout_resends intervals */
 TEST_F(pair, timeout)
 {
