@@ -56,22 +56,42 @@ static struct shoal_imsg *shoal_imsg_find(struct shoal_sock *ss,
 	return NULL;
 }
 
+static const struct rhashtable_params shoal_done_params = {
+	.key_len = sizeof(struct shoal_done_key),
+	.key_offset = offsetof(struct shoal_done, key),
+	.head_offset = offsetof(struct shoal_done, rh),
+	.automatic_shrinking = true,
+};
+
+int shoal_done_init(struct shoal_sock *ss)
+{
+	return rhashtable_init(&ss->done_ht, &shoal_done_params);
+}
+
+static void shoal_done_key(struct shoal_done_key *k,
+			   const struct shoal_addr *src, u64 id, u8 name_flags)
+{
+	*k = (struct shoal_done_key){
+		.ip = src->ip,
+		.id = id,
+		.port = src->port,
+		.name_flags = name_flags,
+	};
+}
+
 static struct shoal_done *shoal_done_find(struct shoal_sock *ss,
 					  const struct shoal_addr *src,
 					  u64 id, u8 name_flags)
 {
-	struct shoal_done *d;
+	struct shoal_done_key k;
 
-	hlist_for_each_entry(d, &ss->done_hash[shoal_msg_hash(src, id)], hash)
-		if (d->id == id && d->name_flags == name_flags &&
-		    shoal_addr_eq(&d->src, src))
-			return d;
-	return NULL;
+	shoal_done_key(&k, src, id, name_flags);
+	return rhashtable_lookup_fast(&ss->done_ht, &k, shoal_done_params);
 }
 
 void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d)
 {
-	hlist_del(&d->hash);
+	rhashtable_remove_fast(&ss->done_ht, &d->rh, shoal_done_params);
 	list_del(&d->node);
 	atomic_sub(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
 	kfree(d);
@@ -84,16 +104,22 @@ void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 		   struct shoal_done *d, bool delivered)
 {
 	if (d) {
-		d->src = m->src;
+		shoal_done_key(&d->key, &m->src, m->id, m->name_flags);
 		d->local = m->local;
-		d->id = m->id;
 		d->msg_len = m->rx.msg_len;
-		d->name_flags = m->name_flags;
 		/* a request's client may ask after it until it is answered */
 		d->unanswered = delivered && (m->name_flags & SHOAL_F_REQUEST);
 		d->heard = jiffies;
-		hlist_add_head(&d->hash,
-			       &ss->done_hash[shoal_msg_hash(&d->src, d->id)]);
+		/* no name is there twice: a message is only created when
+		 * its name is not remembered
+		 */
+		if (rhashtable_insert_fast(&ss->done_ht, &d->rh,
+					   shoal_done_params)) {
+			kfree(d);
+			d = NULL;
+		}
+	}
+	if (d) {
 		list_add_tail(&d->node, &ss->done);
 		atomic_add(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
 	} else {
@@ -439,10 +465,17 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		}
 		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
-	list_for_each_entry_safe(d, dtmp, &ss->done, node)
-		if (!d->unanswered && time_after_eq(jiffies, d->heard + ival *
-						    SHOAL_DONE_LINGER(limit)))
-			shoal_done_free(ss, d);
+	/* in the order they were heard of: the first one still young
+	 * ends the walk (requests waiting for their answer are passed by)
+	 */
+	list_for_each_entry_safe(d, dtmp, &ss->done, node) {
+		if (d->unanswered)
+			continue;
+		if (time_before(jiffies, d->heard +
+				ival * SHOAL_DONE_LINGER(limit)))
+			break;
+		shoal_done_free(ss, d);
+	}
 }
 
 /* The response to request @id of @src is acknowledged, or failed: the
@@ -456,6 +489,7 @@ void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 	if (d && d->unanswered) {
 		d->unanswered = false;
 		d->heard = jiffies;
+		list_move_tail(&d->node, &ss->done);	/* heard of last */
 	}
 }
 

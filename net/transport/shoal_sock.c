@@ -472,6 +472,9 @@ static int shoal_init_sock(struct sock *sk)
 	struct shoal_net *sn = shoal_net(sock_net(sk));
 	int i;
 
+	/* first: nothing else is set up when it fails */
+	if (shoal_done_init(ss))
+		return -ENOMEM;
 	ss->sn = sn;
 	/* ids start anywhere: a socket that takes the port of a closed one
 	 * must not name its messages as the old one did
@@ -481,7 +484,6 @@ static int shoal_init_sock(struct sock *sk)
 	for (i = 0; i < SHOAL_MSG_HASH; i++) {
 		INIT_HLIST_HEAD(&ss->out_hash[i]);
 		INIT_HLIST_HEAD(&ss->in_hash[i]);
-		INIT_HLIST_HEAD(&ss->done_hash[i]);
 	}
 	INIT_LIST_HEAD(&ss->out_list);
 	INIT_LIST_HEAD(&ss->in_list);
@@ -545,6 +547,7 @@ static void shoal_close(struct sock *sk, long timeout)
 		shoal_pl2_sock_close(ss, &q);
 	spin_unlock_bh(&ss->lock);
 	shoal_xmit_list(sn, &q);
+	rhashtable_destroy(&ss->done_ht);
 	sk_common_release(sk);
 }
 

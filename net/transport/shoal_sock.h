@@ -18,6 +18,7 @@
 #ifndef _SHOAL_SOCK_H
 #define _SHOAL_SOCK_H
 
+#include <linux/rhashtable.h>
 #include <linux/timer.h>
 #include <net/inet_sock.h>
 
@@ -46,7 +47,10 @@ struct shoal_sock {
 					 * shoal_done), remembered to answer
 					 * late packets with an ACK
 					 */
-	struct hlist_head done_hash[SHOAL_MSG_HASH];
+	struct rhashtable done_ht;	/* the same, by name: there may be
+					 * thousands (a name is kept for
+					 * seconds)
+					 */
 	struct list_head errq;		/* failed sends, for MSG_ERRQUEUE */
 	struct list_head await;		/* requests delivered, waiting for
 					 * their responses (awaiting omsgs)
@@ -136,14 +140,20 @@ struct shoal_imsg {
  * message's state took hundreds), for as long as its sender may still
  * send a packet of it
  */
-struct shoal_done {
-	struct hlist_node hash;		/* ss->done_hash */
-	struct list_head node;		/* ss->done, oldest first */
-	struct shoal_addr src;
-	struct in6_addr local;		/* where it was sent: replies' source */
+struct shoal_done_key {
+	struct in6_addr ip;		/* the sender's */
 	u64 id;
-	u32 msg_len;
+	u16 port;
 	u8 name_flags;
+	u8 zero[5];			/* hashed too: always 0 */
+};
+
+struct shoal_done {
+	struct rhash_head rh;		/* ss->done_ht */
+	struct list_head node;		/* ss->done, by heard, oldest first */
+	struct shoal_done_key key;
+	struct in6_addr local;		/* where it was sent: replies' source */
+	u32 msg_len;
 	bool unanswered;		/* a request: kept until its response
 					 * is acknowledged or fails
 					 */
@@ -206,6 +216,7 @@ void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 		   struct shoal_done *d, bool delivered);
 void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d);
+int shoal_done_init(struct shoal_sock *ss);
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
 		const struct shoal_addr *dst, const struct in6_addr *saddr,
 		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,
