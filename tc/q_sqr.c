@@ -521,6 +521,7 @@ static const struct xs_field sqr_xs_fields[] = {
 	XS_LINE,
 	XS(failures, XS_U64), XS(committed, XS_U64), XS(dup_avoided, XS_U64),
 	XS(resent, XS_U64), XS(resent_bytes, XS_U64), XS(diverted, XS_U64),
+	XS(guarded, XS_U64),
 	XS(xmit_errors, XS_U64), XS(gave_up, XS_U64), XS(failq_drops, XS_U64),
 	XS(commit_nomem, XS_U64),
 	XS_LINE,

@@ -54,6 +54,13 @@
  * it with that lock held: sch_direct_xmit() drops the lock before the
  * driver, and a driver's receive side runs in its own softirq.
  *
+ * The guard: a netfilter egress hook on the port (registered in init,
+ * removed in destroy, which then waits a grace period) runs in
+ * __dev_queue_xmit(), BH off, before any qdisc.  It returns at once
+ * unless linkwatch has the port detached with sqr asleep as its root;
+ * then it takes the lock, as our enqueue would be taken, and holds the
+ * packet.  dev_queue_xmit() on the port is never called under the lock.
+ *
  * Objects: every packet held in a ring or a fail queue is counted in
  * sqr_held_pkts, and every copy buffer in sqr_buffers, exported read-only
  * as /sys/module/sch_sqr/parameters/held_pkts and buffers, so a test can
@@ -67,6 +74,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/pkt_sched.h>
 #include <linux/random.h>
 #include <linux/skbuff.h>
@@ -139,6 +147,9 @@ struct sqr_sched_data {
 	u64 hb_good;			/* the newest answered probe was sent */
 	struct sqr_win win_hb;		/* copies expired since */
 	struct list_head node;		/* in sqr_instances */
+#if IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+	struct nf_hook_ops guard;	/* .hook NULL: not registered */
+#endif
 	struct tc_sqr_xstats st;
 };
 
@@ -1106,6 +1117,53 @@ static enum hrtimer_restart sqr_timer_fn(struct hrtimer *t)
 
 /* ---- the data path ---- */
 
+/* The child: pfifo unless replaced.  pfifo is called directly, as its
+ * own enqueue and dequeue would run: two indirect calls a packet are a
+ * measurable part of what sqr costs over a plain pfifo.
+ */
+static bool sqr_child_is_fifo(const struct Qdisc *child)
+{
+	return child->ops == &pfifo_qdisc_ops;
+}
+
+static int sqr_child_enqueue(struct sk_buff *skb, struct Qdisc *child,
+			     struct sk_buff **to_free)
+{
+	/* a size table of the child's own: the core sizes the packet */
+	if (!sqr_child_is_fifo(child) || rcu_access_pointer(child->stab))
+		return qdisc_enqueue(skb, child, to_free);
+	if (likely(child->q.qlen < child->limit))
+		return qdisc_enqueue_tail(skb, child);
+	return qdisc_drop(skb, child, to_free);
+}
+
+static struct sk_buff *sqr_child_dequeue(struct Qdisc *child)
+{
+	/* a packet peeked by a caller that is not us waits in gso_skb */
+	if (sqr_child_is_fifo(child) && !child->gso_skb.qlen)
+		return qdisc_dequeue_head(child);
+	return qdisc_dequeue_peeked(child);
+}
+
+/* A new packet while failed, with divert: behind the held packets, so
+ * that it never overtakes them.  False: the fail queue is full (counted),
+ * the caller drops it.
+ */
+static bool sqr_divert(struct sqr_sched_data *q, struct sk_buff *skb)
+{
+	/* the copies a ring may hold, and a device queue's worth */
+	if (skb_queue_len(&q->failq) >= (u64)q->set.ring_pkts +
+	    qdisc_dev(q->sch)->tx_queue_len) {
+		q->st.failq_drops++;
+		return false;
+	}
+	*sqr_cb(skb) = (struct sqr_cb){ 0 };
+	sqr_hold(&q->failq, skb);
+	if (sqr_releasing(q) && !sqr_release_here(q))
+		sqr_arm_at(q, ktime_get_ns());	/* to the backup */
+	return true;
+}
+
 static int sqr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		       struct sk_buff **to_free)
 {
@@ -1114,20 +1172,11 @@ static int sqr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	int ret;
 
 	if (unlikely(sqr_fsm_diverting(&q->fsm)) && q->set.divert) {
-		/* the copies a ring may hold, and a device queue's worth */
-		if (skb_queue_len(&q->failq) >= (u64)q->set.ring_pkts +
-		    qdisc_dev(sch)->tx_queue_len) {
-			q->st.failq_drops++;
+		if (!sqr_divert(q, skb))
 			return qdisc_drop(skb, sch, to_free);
-		}
-		/* behind the committed copies: it never overtakes them */
-		*sqr_cb(skb) = (struct sqr_cb){ 0 };
-		sqr_hold(&q->failq, skb);
-		if (sqr_releasing(q) && !sqr_release_here(q))
-			sqr_arm_at(q, ktime_get_ns());	/* to the backup */
 		return NET_XMIT_SUCCESS;
 	}
-	ret = qdisc_enqueue(skb, q->child, to_free);
+	ret = sqr_child_enqueue(skb, q->child, to_free);
 	if (ret != NET_XMIT_SUCCESS) {
 		if (net_xmit_drop_count(ret))
 			qdisc_qstats_drop(sch);
@@ -1137,6 +1186,96 @@ static int sqr_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	sch->q.qlen++;
 	return NET_XMIT_SUCCESS;
 }
+
+/* ---- the guard: packets routed to the detached port ---- */
+
+#if IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+/* The port's netfilter egress hook, from __dev_queue_xmit() before the
+ * qdisc, BH off, under RCU.  Linkwatch detaches the port on carrier loss
+ * (noop_qdisc in our place) before the FIB hears of it: a packet routed
+ * here meanwhile would be dropped before any qdisc saw it.  While sqr is
+ * the detached root, it takes such a packet behind the held ones, as its
+ * enqueue would on a failure.  Attached, or replaced by another qdisc,
+ * the packet goes on to the qdisc in place.
+ */
+static unsigned int sqr_guard_hook(void *priv, struct sk_buff *skb,
+				   const struct nf_hook_state *state)
+{
+	struct Qdisc *sch = priv;
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct netdev_queue *txq = netdev_get_tx_queue(qdisc_dev(sch), 0);
+	unsigned int verdict = NF_ACCEPT;
+
+	if (likely(rcu_access_pointer(txq->qdisc) != &noop_qdisc) ||
+	    READ_ONCE(txq->qdisc_sleeping) != sch)
+		return NF_ACCEPT;
+	spin_lock(qdisc_lock(sch));
+	if (q->set.hold_ns && q->set.divert) {
+		/* before our own reset, the dequeue or the timer find it */
+		if (q->fsm.state == SQR_STATE_UP && sqr_primary_down(q))
+			sqr_fail(sch, ktime_get_ns(), sqr_down_by(q), 0, 0,
+				 NULL);
+		if (sqr_fsm_diverting(&q->fsm)) {
+			if (sqr_divert(q, skb)) {
+				q->st.guarded++;
+				verdict = NF_STOLEN;
+			} else {
+				qdisc_qstats_drop(sch);
+				verdict = NF_DROP;
+			}
+		}
+	}
+	spin_unlock(qdisc_lock(sch));
+	return verdict;
+}
+
+/* Registering may sleep: from init, under RTNL */
+static int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+	struct net_device *dev = qdisc_dev(sch);
+	int err;
+
+	q->guard = (struct nf_hook_ops){
+		.hook		= sqr_guard_hook,
+		.priv		= sch,
+		.dev		= dev,
+		.pf		= NFPROTO_NETDEV,
+		.hooknum	= NF_NETDEV_EGRESS,
+		.priority	= INT_MAX,	/* after the user's filters */
+	};
+	err = nf_register_net_hook(dev_net(dev), &q->guard);
+	if (err) {
+		q->guard.hook = NULL;
+		NL_SET_ERR_MSG(extack,
+			       "sqr: cannot hook the port's egress to guard it while detached");
+	}
+	return err;
+}
+
+/* A hook running still may use the qdisc: wait for it, before the rest
+ * of destroy frees what it uses
+ */
+static void sqr_guard_del(struct Qdisc *sch)
+{
+	struct sqr_sched_data *q = qdisc_priv(sch);
+
+	if (!q->guard.hook)
+		return;
+	nf_unregister_net_hook(dev_net(qdisc_dev(sch)), &q->guard);
+	q->guard.hook = NULL;
+	synchronize_net();
+}
+#else
+static int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
+{
+	return 0;	/* no egress hook in this kernel: documented */
+}
+
+static void sqr_guard_del(struct Qdisc *sch)
+{
+}
+#endif
 
 static struct sk_buff *sqr_peek(struct Qdisc *sch)
 {
@@ -1184,7 +1323,7 @@ again:
 	/* the qdisc runs until a dequeue finds nothing: once a packet */
 	if (!sch->q.qlen)
 		return NULL;
-	skb = qdisc_dequeue_peeked(q->child);
+	skb = sqr_child_dequeue(q->child);
 	if (!skb)
 		return NULL;
 	qdisc_qstats_backlog_dec(sch, skb);
@@ -1671,6 +1810,9 @@ static int sqr_init(struct Qdisc *sch, struct nlattr *opt,
 		return PTR_ERR(child);
 	q->child = child;
 	qdisc_hash_add(child, true);
+	err = sqr_guard_add(sch, extack);
+	if (err)
+		return err;
 	mutex_lock(&sqr_list_lock);
 	list_add(&q->node, &sqr_instances);
 	mutex_unlock(&sqr_list_lock);
@@ -1691,6 +1833,7 @@ static void sqr_destroy(struct Qdisc *sch)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
 
+	sqr_guard_del(sch);
 	mutex_lock(&sqr_list_lock);
 	list_del_init(&q->node);
 	mutex_unlock(&sqr_list_lock);

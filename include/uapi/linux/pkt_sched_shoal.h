@@ -415,6 +415,9 @@ struct tc_sqr_xstats {
 				 * device event, heartbeat): may have been
 				 * lost unresent (an upper bound)
 				 */
+	__u64 guarded;		/* packets routed to the port while it was
+				 * detached, taken behind the held ones
+				 */
 };
 
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

@@ -12,10 +12,11 @@
 # With sqr holding copies: nothing that went through the port is lost, no
 # packet arrives out of order, duplicates stay few.  Without (hold 0, the
 # same failover otherwise): exactly the packets the outage swallowed are
-# lost.  When the veth goes down Linux itself drops what it routes to the
-# port between detaching its qdisc and moving the route (before any
-# qdisc): those never reach sqr; the test traces the kernel's drops and
-# checks that the packets lost with sqr are exactly those.
+# lost.  When the veth goes down Linux detaches the port's qdisc before
+# it moves the route: what it routes to the port in between, and for the
+# whole outage when routes through a link that is down are kept, is taken
+# by sqr's guard; without copies it is dropped there.  The test traces
+# the kernel's drops to tell the wire's from the detached port's.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# counters arrive by eval
 set -u
@@ -111,10 +112,11 @@ tap_ok "lost_plain > 0" "the injected outages without copies lost $lost_plain pa
 # down, an RCU grace period later) is dropped on delivery, lost on the
 # wire: sqr's copies make up for those.  Then linkwatch swaps r0's qdisc
 # for noop_qdisc and only after that marks the route through r0 down:
-# packets the FIB sends to r0 in between are dropped by noop_qdisc, before
-# any qdisc of ours (sqr can take nothing while detached), whatever sqr
-# does.  So with sqr: every lost packet is one of those, exactly, and none
-# that reached sqr is lost; without copies: the wire's losses too.
+# packets the FIB sends to r0 in between would be dropped by noop_qdisc,
+# before any qdisc.  sqr's guard (an egress hook) takes them behind the
+# held packets.  So with sqr nothing is lost, and nothing is dropped at
+# the detached port; without copies (hold 0: no guard either) both the
+# wire's and the detached port's drops are lost.
 plain_wire=0
 plain_lost=0
 
@@ -138,18 +140,19 @@ for out in 0.05 0.3; do
 		eval "$(sqr_counters)"
 		lost=$((COUNT - distinct))
 		# what reached sqr: sent on r0 (bstats) or diverted to the
-		# backup (copies come on top); the rest took the backup route
-		# once the FIB saw the link down, or was dropped before that
+		# backup (copies come on top; of those, guarded came while r0
+		# was detached); the rest took the backup route once the FIB
+		# saw the link down
 		took=$((packets + diverted))
 		echo "# down ${out}s, $mode: $distinct of $COUNT arrived ($lost lost), $dups" \
 			"duplicates, $reordered out of order; sqr took $took (failures $failures" \
-			"committed $committed resent $resent diverted $diverted window_lost" \
-			"$window_lost); kernel drops: $drop_stopped on the wire, $drop_detached at" \
-			"the detached port, $drop_other elsewhere"
+			"committed $committed resent $resent diverted $diverted guarded $guarded" \
+			"window_lost $window_lost); kernel drops: $drop_stopped on the wire," \
+			"$drop_detached at the detached port, $drop_other elsewhere"
 		if [ $mode = sqr ]; then
 			# (took counts the ARP and ND packets too: no bound)
-			tap_ok "failures >= 1 && drop_other == 0 && lost == drop_detached" \
-				"eth0 down ${out}s, sqr: none that reached sqr lost; the $lost lost are exactly the $drop_detached the detached port dropped before it"
+			tap_ok "failures >= 1 && drop_other == 0 && lost == 0 && drop_detached == 0" \
+				"eth0 down ${out}s, sqr: none lost ($lost), none dropped at the detached port ($drop_detached; $guarded taken there by the guard)"
 			tap_ok "resent >= drop_stopped && window_lost == 0" \
 				"eth0 down ${out}s, sqr: the $drop_stopped lost on the wire resent ($resent resent), found within hold (window_lost $window_lost)"
 			# the FIB moves new packets to b0 once the route is
@@ -193,6 +196,45 @@ for ((extra = 1; plain_lost == 0 && extra <= 4; extra++)); do
 	r0_up
 done
 tap_ok "plain_lost > 0" "the real outages without copies lost $plain_lost packets, $plain_wire of them on the wire (sqr resends those)"
+
+# Routes left through r0 (ignore_routes_with_linkdown 0, the kernel's
+# default): the FIB sends to the detached port for the whole outage, and
+# only sqr's guard moves those packets to the backup.  r0's neighbour is
+# pinned so that no ARP probe of the dead link fails it meanwhile.
+mac_eth0=$(rx cat /sys/class/net/eth0/address)
+sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=0 \
+	net.ipv4.conf.r0.ignore_routes_with_linkdown=0 &&
+	sw ip neigh replace 10.200.0.1 lladdr "$mac_eth0" dev r0 nud permanent ||
+	topo_die "routes kept through a link that is down"
+# the outage is 0.3 s at RATE: about 600 packets routed to r0 in it
+for mode in sqr nosqr; do
+	opts="$HOLD $backup"
+	[ $mode = nosqr ] && opts="hold 0 $backup"
+	sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
+	sqr_drops_start
+	sqr_stream "stay-$mode" "$COUNT" "$RATE" "sqr_rx_down 0.3"
+	sqr_drops
+	eval "$(sqr_counters)"
+	lost=$((COUNT - distinct))
+	echo "# down 0.3s, routes kept, $mode: $distinct of $COUNT arrived ($lost lost)," \
+		"$reordered out of order, $dups duplicates; guarded $guarded diverted $diverted" \
+		"resent $resent; kernel drops: $drop_stopped on the wire, $drop_detached at the" \
+		"detached port, $drop_other elsewhere"
+	if [ $mode = sqr ]; then
+		tap_ok "lost == 0 && drop_detached == 0 && drop_other == 0 && guarded >= 200" \
+			"routes kept, eth0 down 0.3s, sqr: none lost ($lost); the guard took the $guarded the FIB sent to the detached port"
+		tap_ok "reordered <= resent + diverted && dups <= committed" \
+			"routes kept, sqr: $reordered out of order (bound $resent + $diverted), $dups duplicates of $committed"
+	else
+		tap_ok "drop_detached >= 200 && lost == drop_detached + drop_stopped" \
+			"routes kept, eth0 down 0.3s, no copies: the detached port dropped $drop_detached, $lost lost in all"
+	fi
+	sw tc qdisc del dev r0 root
+	r0_up
+done
+sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 \
+	net.ipv4.conf.r0.ignore_routes_with_linkdown=1 &&
+	sw ip neigh del 10.200.0.1 dev r0 || topo_die "routes back as they were"
 tap_ok "$(cat /sys/module/sch_sqr/parameters/held_pkts) == 0 && $(cat /sys/module/sch_sqr/parameters/buffers) == 0" \
 	"no packet and no copy buffer held once the qdiscs are gone"
 tap_done
