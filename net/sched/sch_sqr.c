@@ -716,12 +716,13 @@ static u64 sqr_next_at(const struct sqr_sched_data *q, u64 now, u64 next)
 	u64 at = next ?: U64_MAX, t;
 
 	/* copies expire at dequeue while packets flow; the timer only
-	 * frees what is left when they stop, a quarter hold late at most,
-	 * so that it wakes once for many copies and not once for each
+	 * frees what is left when they stop
 	 */
 	if (head)
-		at = min(at, head->tx_ns + q->set.hold_ns +
-			 q->set.hold_ns / 4);
+		at = min(at, sqr_expiry_due(head->tx_ns, q->set.hold_ns,
+					    q->seen_up,
+					    sqr_watch_ns(q->set.poll_ns,
+							 q->set.hold_ns)));
 	at = min(at, sqr_poll_at(q, now, head));
 	if (q->set.fault.len_ns &&
 	    sqr_fault_event(&q->set.fault, q->fault_start, q->fault_e, &t) <

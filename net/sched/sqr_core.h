@@ -103,12 +103,26 @@ static inline bool sqr_expired(u64 tx_ns, u64 hold_ns, u64 now)
 	return now >= tx_ns && now - tx_ns >= hold_ns;
 }
 
-/* The watchdog's period on a busy port: a quarter hold, or the poll
- * period if that is longer.
+/* The watchdog's period on a busy port: half a hold, or the poll period
+ * if that is longer.  A failure it finds is still found within hold of
+ * the last packet; each period costs a busy port one hrtimer_start().
  */
 static inline u64 sqr_watch_ns(u64 poll_ns, u64 hold_ns)
 {
-	return hold_ns / 4 > poll_ns ? hold_ns / 4 : poll_ns;
+	return hold_ns / 2 > poll_ns ? hold_ns / 2 : poll_ns;
+}
+
+/* When the timer must free the oldest copy, sent at @tx_ns: a quarter
+ * hold after it expires, so that it wakes once for many copies.  While
+ * packets flow (the last dequeue at @seen_ns) the dequeues free them, so
+ * not before the watchdog's own time, @watch_ns after that dequeue.
+ */
+static inline u64 sqr_expiry_due(u64 tx_ns, u64 hold_ns, u64 seen_ns,
+				 u64 watch_ns)
+{
+	u64 at = tx_ns + hold_ns + hold_ns / 4;
+
+	return seen_ns + watch_ns > at ? seen_ns + watch_ns : at;
 }
 
 /* When the timer must next read the carrier, copies being held.  Every

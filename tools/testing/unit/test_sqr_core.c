@@ -160,36 +160,37 @@ static void test_ring_rules(void)
 	CHECK(sqr_expired(1000, 0, 1000), "hold 0: expired at once");
 	CHECK(sqr_poll_due(5000, 0, 100, 1000) == 5100,
 	      "idle (no dequeue yet): poll 100 after now");
-	CHECK(sqr_poll_due(5000, 4950, 100, 1000) == 5200,
-	      "busy (a dequeue 50 ago): the watchdog a quarter hold after it");
+	CHECK(sqr_poll_due(5000, 4950, 100, 1000) == 5450,
+	      "busy (a dequeue 50 ago): the watchdog half a hold after it");
 	CHECK(sqr_poll_due(5000, 4900, 100, 1000) == 5100,
 	      "the last dequeue a poll ago: idle again, poll 100 after now");
 	CHECK(sqr_poll_due(5000, 4990, 100, 200) == 5090,
-	      "a quarter hold shorter than poll: the watchdog at poll");
+	      "half a hold no longer than poll: the watchdog at poll");
 	CHECK(sqr_poll_due(5000, 5010, 100, 1000) == 5100,
 	      "a dequeue stamped after now (another CPU's clock): idle");
 	ok = true;
 	for (u64 seen = 3000; seen <= 5000; seen += 7) {
 		u64 due = sqr_poll_due(5000, seen, 100, 1000);
 
-		/* a failure just after the last dequeue: read in a quarter
+		/* a failure just after the last dequeue: read in half a
 		 * hold; idle: in a poll
 		 */
-		ok &= due > 5000 && (due <= seen + 250 || due <= 5100);
+		ok &= due > 5000 && (due <= seen + 500 || due <= 5100);
 	}
-	CHECK(ok, "always after now; within a quarter hold of the last dequeue or a poll of now");
-	CHECK(sqr_watch_ns(100, 1000) == 250 && sqr_watch_ns(100, 200) == 100,
-	      "the watch period: a quarter hold, at least a poll");
-	CHECK(!sqr_timer_push(5031, 5000, 100, 1000) &&
-	      sqr_timer_push(5030, 5000, 100, 1000) &&
+	CHECK(ok, "always after now; within half a hold of the last dequeue or a poll of now");
+	CHECK(sqr_watch_ns(100, 1000) == 500 && sqr_watch_ns(100, 200) == 100 &&
+	      sqr_watch_ns(600, 1000) == 600,
+	      "the watch period: half a hold, at least a poll");
+	CHECK(!sqr_timer_push(5062, 5000, 100, 1000) &&
+	      sqr_timer_push(5061, 5000, 100, 1000) &&
 	      sqr_timer_push(5001, 5000, 100, 1000),
-	      "hold 1000: pushed out when due in less than 250/8 = 31");
+	      "hold 1000: pushed out when due in less than 500/8 = 62");
 	CHECK(!sqr_timer_push(5000, 5000, 100, 1000) &&
 	      !sqr_timer_push(4000, 5000, 100, 1000),
 	      "a timer due now or overdue fires, never pushed");
 	CHECK(!sqr_timer_push(5012, 5000, 100, 200) &&
 	      sqr_timer_push(5011, 5000, 100, 200),
-	      "a quarter hold under poll: within 100/8 = 12");
+	      "half a hold not above poll: within 100/8 = 12");
 	ok = true;
 	for (u64 at = 4000; at <= 6000; at += 3) {
 		/* a pushed timer is re-armed at least a watch period out,
@@ -197,9 +198,20 @@ static void test_ring_rules(void)
 		 */
 		if (sqr_timer_push(at, 5000, 100, 1000))
 			ok &= at > 5000 && sqr_poll_due(5000, 5000, 100, 1000) >=
-			      at + 250 - 250 / 8;
+			      at + 500 - 500 / 8;
 	}
 	CHECK(ok, "a push moves the timer at least 7/8 of a watch period later");
+	CHECK(sqr_expiry_due(1000, 1000, 0, 500) == 2250,
+	      "idle: the oldest copy freed a quarter hold after it expires");
+	CHECK(sqr_expiry_due(1000, 1000, 2100, 500) == 2600,
+	      "busy (a dequeue at 2100): not before the watchdog's time");
+	ok = true;
+	for (u64 seen = 0; seen <= 4000; seen += 13)
+		ok &= sqr_expiry_due(1000, 1000, seen, 500) >= 2250 &&
+		      sqr_expiry_due(1000, 1000, seen, 500) >= seen + 500 &&
+		      sqr_expiry_due(1000, 1000, seen, 500) <=
+		      (seen + 500 > 2250 ? seen + 500 : 2250);
+	CHECK(ok, "the later of the two, never earlier than either");
 	CHECK(sqr_timer_settled(5031, 5000, 250) &&
 	      sqr_timer_settled(5250, 5000, 250) &&
 	      !sqr_timer_settled(5030, 5000, 250) &&
@@ -207,7 +219,8 @@ static void test_ring_rules(void)
 	      "settled from 250/8 = 31 to a watch period (250) out; unarmed is not");
 	ok = true;
 	for (u64 at = 4000; at <= 6000; at += 1) {
-		bool settled = sqr_timer_settled(at, 5000, 250);
+		bool settled = sqr_timer_settled(at, 5000,
+						 sqr_watch_ns(100, 1000));
 
 		/* settled: armed no later than the poll a busy port needs
 		 * (a watch period after this dequeue) and not to be pushed
