@@ -570,17 +570,29 @@ static void set_port(struct sockaddr_storage *ss, uint16_t port)
 		((struct sockaddr_in *)ss)->sin_port = htons(port);
 }
 
+static int buf_size(long len)
+{
+	return len > INT32_MAX / 2 - MiB ? INT32_MAX / 2 : (int)(len + MiB);
+}
+
+static void size_sndbuf(int fd, long len)
+{
+	int v = buf_size(len);
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+}
+
 /* a receive (and send) buffer that holds messages of @len bytes */
 static void size_buffers(int fd, long len)
 {
-	int v = len > INT32_MAX / 2 - MiB ? INT32_MAX / 2 : (int)(len + MiB);
+	int v = buf_size(len);
 	socklen_t sl = sizeof(v);
 	int got = 0;
 
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	size_sndbuf(fd, len);
 	if (msg_proto() &&
 	    !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &sl) && got / 2 < len)
 		fprintf(stderr, "shoal-perf: warning: SO_RCVBUF %d holds messages of at most %d bytes, not %ld (run as root for SO_RCVBUFFORCE)\n",
@@ -1262,6 +1274,11 @@ static void client_setup(void)
 		tab_mask = cap - 1;
 		sfd = msg_socket();
 		size_buffers(sfd, 2 * (long)rbuf_len);
+		/* room for two of the largest requests: a request that
+		 * arrives while one is being sent does not wait for it
+		 * (TCP's connections each queue their own)
+		 */
+		size_sndbuf(sfd, 2 * (long)wl_max());
 		set_nonblock(sfd);
 		st.rtt_us = measure_rtt_msg(sfd);
 		epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
