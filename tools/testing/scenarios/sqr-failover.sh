@@ -129,16 +129,25 @@ r0_up()
 	done
 }
 
+# down_run NAME MODE SECS: the stream under sqr (MODE sqr) or without
+# copies (nosqr), the receiver's end of r0 down for SECS once it flows;
+# sets the kernel's drops (sqr_drops), sqr's counters and lost
+down_run()
+{
+	local opts="$HOLD $backup"
+
+	[ "$2" = nosqr ] && opts="hold 0 $backup"
+	sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
+	sqr_drops_start
+	sqr_stream "$1" "$COUNT" "$RATE" "sqr_rx_down $3"
+	sqr_drops
+	eval "$(sqr_counters)"
+	lost=$((COUNT - distinct))
+}
+
 for out in 0.05 0.3; do
 	for mode in sqr nosqr; do
-		opts="$HOLD $backup"
-		[ $mode = nosqr ] && opts="hold 0 $backup"
-		sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
-		sqr_drops_start
-		sqr_stream "down-$out-$mode" "$COUNT" "$RATE" "sqr_rx_down $out"
-		sqr_drops
-		eval "$(sqr_counters)"
-		lost=$((COUNT - distinct))
+		down_run "down-$out-$mode" $mode $out
 		# what reached sqr: sent on r0 (bstats) or diverted to the
 		# backup (copies come on top; of those, guarded came while r0
 		# was detached); the rest took the backup route once the FIB
@@ -182,16 +191,11 @@ done
 # (a full make check once saw none in both): up to 4 more outages
 # without copies, to show that they lose what sqr saves
 for ((extra = 1; plain_lost == 0 && extra <= 4; extra++)); do
-	sw tc qdisc replace dev r0 root handle 1: sqr hold 0 $backup ||
-		topo_die "sqr hold 0"
-	sqr_drops_start
-	sqr_stream "down-again-$extra" "$COUNT" "$RATE" "sqr_rx_down 0.05"
-	sqr_drops
-	eval "$(sqr_counters)"
-	echo "# down 0.05s, nosqr, again ($extra): $((COUNT - distinct)) lost," \
+	down_run "down-again-$extra" nosqr 0.05
+	echo "# down 0.05s, nosqr, again ($extra): $lost lost," \
 		"$drop_stopped on the wire, $drop_detached at the detached port"
 	plain_wire=$((plain_wire + drop_stopped))
-	plain_lost=$((plain_lost + COUNT - distinct))
+	plain_lost=$((plain_lost + lost))
 	sw tc qdisc del dev r0 root
 	r0_up
 done
@@ -208,14 +212,7 @@ sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=0 \
 	topo_die "routes kept through a link that is down"
 # the outage is 0.3 s at RATE: about 600 packets routed to r0 in it
 for mode in sqr nosqr; do
-	opts="$HOLD $backup"
-	[ $mode = nosqr ] && opts="hold 0 $backup"
-	sw tc qdisc replace dev r0 root handle 1: sqr $opts || topo_die "sqr $opts"
-	sqr_drops_start
-	sqr_stream "stay-$mode" "$COUNT" "$RATE" "sqr_rx_down 0.3"
-	sqr_drops
-	eval "$(sqr_counters)"
-	lost=$((COUNT - distinct))
+	down_run "stay-$mode" $mode 0.3
 	echo "# down 0.3s, routes kept, $mode: $distinct of $COUNT arrived ($lost lost)," \
 		"$reordered out of order, $dups duplicates; guarded $guarded diverted $diverted" \
 		"resent $resent; kernel drops: $drop_stopped on the wire, $drop_detached at the" \
