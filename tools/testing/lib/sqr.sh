@@ -13,7 +13,7 @@
 #   sqr_rpc_server DIR  lib/rpc.py serving on the receiver's port 5001
 #   sqr_rpc_call ARGS   lib/rpc.py calling it from the first sender
 #   sqr_timeouts        the first sender's TCP retransmission timeouts
-#   sqr_drops_start, sqr_drops
+#   sqr_drops_start, sqr_drops, sqr_drops_off
 #                       where the kernel drops IPv4 packets meanwhile
 
 SQR_BACKUP_MAC=
@@ -144,16 +144,30 @@ sqr_timeouts()
 SQR_TRACE=/sys/kernel/tracing
 
 # Trace every IPv4 packet the kernel drops (kfree_skb, not consume_skb),
-# from now on, anywhere in the guest
+# from now on, anywhere in the guest.  The tracepoint is turned on once
+# and stays on until sqr_drops_off: turning a tracepoint on or off patches
+# the kernel's text on every CPU, which under TCG once livelocked a CPU
+# caught in a patched call (a soft lockup); between runs only the ring
+# buffer stops and starts (tracing_on).
 sqr_drops_start()
 {
 	local ev=$SQR_TRACE/events/skb/kfree_skb
 
 	[ -d "$ev" ] || topo_die "no kfree_skb tracepoint: tracefs missing?"
-	echo 0 >"$ev/enable"
-	echo 'protocol == 2048' >"$ev/filter" &&
-		: >"$SQR_TRACE/trace" &&
-		echo 1 >"$ev/enable" || topo_die "cannot trace kfree_skb"
+	echo 0 >"$SQR_TRACE/tracing_on" || topo_die "cannot stop tracing"
+	if [ "$(cat "$ev/enable")" != 1 ]; then
+		echo 'protocol == 2048' >"$ev/filter" && echo 1 >"$ev/enable" ||
+			topo_die "cannot trace kfree_skb"
+	fi
+	: >"$SQR_TRACE/trace" && echo 1 >"$SQR_TRACE/tracing_on" ||
+		topo_die "cannot trace kfree_skb"
+}
+
+# The tracepoint off again, the ring buffer running as before
+sqr_drops_off()
+{
+	echo 0 >"$SQR_TRACE/events/skb/kfree_skb/enable"
+	echo 1 >"$SQR_TRACE/tracing_on"
 }
 
 # Stop tracing; set the drops by where they happened (the drop site's
@@ -169,7 +183,7 @@ sqr_drops_start()
 # shellcheck disable=SC2034	# the results are the caller's
 sqr_drops()
 {
-	echo 0 >"$SQR_TRACE/events/skb/kfree_skb/enable"
+	echo 0 >"$SQR_TRACE/tracing_on"
 	eval "$(python3 -c '
 import bisect, re, sys
 syms = []

@@ -232,6 +232,7 @@ done
 sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 \
 	net.ipv4.conf.r0.ignore_routes_with_linkdown=1 &&
 	sw ip neigh del 10.200.0.1 dev r0 || topo_die "routes back as they were"
+sqr_drops_off
 tap_ok "$(cat /sys/module/sch_sqr/parameters/held_pkts) == 0 && $(cat /sys/module/sch_sqr/parameters/buffers) == 0" \
 	"no packet and no copy buffer held once the qdiscs are gone"
 tap_done
