@@ -282,6 +282,50 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC less CLOCK_REALTIME, to read receive timestamps
+ * (SO_TIMESTAMPNS, realtime) on now_ns()'s clock
+ */
+static int64_t mono_minus_real;
+
+static void stamps_init(void)
+{
+	struct timespec r, m;
+
+	clock_gettime(CLOCK_REALTIME, &r);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	mono_minus_real = ((int64_t)m.tv_sec - r.tv_sec) * 1000000000LL +
+			  (m.tv_nsec - r.tv_nsec);
+}
+
+/* Ask @fd for receive timestamps: when the kernel had the data (for a
+ * message socket, when the message was complete), not when our loop got
+ * to it
+ */
+static void stamps_on(int fd)
+{
+	int one = 1;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)))
+		die("SO_TIMESTAMPNS");
+}
+
+/* The receive timestamp among @msg's control messages, on now_ns()'s
+ * clock, into *@stamp; left alone if there is none
+ */
+static void stamp_of(struct msghdr *msg, uint64_t *stamp)
+{
+	struct cmsghdr *c;
+	struct timespec ts;
+
+	for (c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_TIMESTAMPNS) {
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			*stamp = (uint64_t)((int64_t)ts.tv_sec * 1000000000LL +
+					    ts.tv_nsec + mono_minus_real);
+		}
+}
+
 static const char *errname(int e)
 {
 	const char *s = strerrorname_np(e);
@@ -638,9 +682,10 @@ static ssize_t msg_send(int fd, const struct sockaddr_storage *to,
 
 static ssize_t msg_recv(int fd, void *buf, size_t len, int flags,
 			 struct shoal_recv_info *info,
-			 struct sockaddr_storage *from, socklen_t *fromlen)
+			 struct sockaddr_storage *from, socklen_t *fromlen,
+			 uint64_t *stamp)
 {
-	char ctl[CMSG_SPACE(sizeof(*info))];
+	char ctl[CMSG_SPACE(sizeof(*info)) + CMSG_SPACE(sizeof(struct timespec))];
 	struct iovec iov = { .iov_base = buf, .iov_len = len };
 	struct msghdr msg = {
 		.msg_name = from,
@@ -660,6 +705,8 @@ static ssize_t msg_recv(int fd, void *buf, size_t len, int flags,
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
 		if (c->cmsg_level == SOL_SHOAL && c->cmsg_type == SHOAL_CMSG_RECV)
 			memcpy(info, CMSG_DATA(c), sizeof(*info));
+	if (stamp)
+		stamp_of(&msg, stamp);
 	if (fromlen)
 		*fromlen = msg.msg_namelen;
 	return n;
@@ -744,7 +791,7 @@ static int server_msg(void)
 			die("poll");
 		}
 		while ((n = msg_recv(fd, buf, 1, MSG_ERRQUEUE, &info, NULL,
-				      NULL)) >= 0) {
+				      NULL, NULL)) >= 0) {
 			srv.resp_failed++;
 			srv.errs[info.error > 0 && info.error < 256 ?
 				 info.error : 0]++;
@@ -753,7 +800,7 @@ static int server_msg(void)
 			size_t rlen;
 
 			n = msg_recv(fd, buf, max + 1, 0, &info, &from,
-				      &fromlen);
+				      &fromlen, NULL);
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR)
 					die("recvmsg");
@@ -803,6 +850,7 @@ struct tconn {
 	uint64_t *start;
 	uint32_t *size;
 	size_t r_head, r_tail;			/* head: oldest unanswered */
+	uint64_t stamp;				/* the last read's data came */
 };
 
 static uint8_t *zbuf;
@@ -874,6 +922,26 @@ static void tconn_events(int ep, struct tconn *c)
 	epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
+/* read(), keeping when the kernel had what it read in c->stamp */
+static ssize_t tconn_recv(struct tconn *c, void *buf, size_t len)
+{
+	char ctl[CMSG_SPACE(sizeof(struct timespec))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
+	ssize_t n = recvmsg(c->fd, &msg, 0);
+
+	if (n > 0) {
+		c->stamp = now_ns();
+		stamp_of(&msg, &c->stamp);
+	}
+	return n;
+}
+
 /* read complete messages; @done is called for each; -1 when closed */
 static int tconn_read(struct tconn *c, void (*done)(struct tconn *, uint32_t))
 {
@@ -883,7 +951,8 @@ static int tconn_read(struct tconn *c, void (*done)(struct tconn *, uint32_t))
 		ssize_t n;
 
 		if (c->hdr_got < TCP_HDR) {
-			n = read(c->fd, c->hdr + c->hdr_got, TCP_HDR - c->hdr_got);
+			n = tconn_recv(c, c->hdr + c->hdr_got,
+				       TCP_HDR - c->hdr_got);
 			if (n <= 0)
 				goto out;
 			c->hdr_got += n;
@@ -896,8 +965,8 @@ static int tconn_read(struct tconn *c, void (*done)(struct tconn *, uint32_t))
 			}
 		}
 		if (c->hdr_got == TCP_HDR && c->body_left) {
-			n = read(c->fd, sink, c->body_left < sizeof(sink) ?
-				 c->body_left : sizeof(sink));
+			n = tconn_recv(c, sink, c->body_left < sizeof(sink) ?
+				       c->body_left : sizeof(sink));
 			if (n <= 0)
 				goto out;
 			c->body_left -= n;
@@ -1087,7 +1156,7 @@ static double measure_rtt_msg(int fd)
 
 	for (i = 0; i < RTT_PROBES; i++) {
 		struct shoal_recv_info info;
-		uint64_t id = 0, t = now_ns();
+		uint64_t id = 0, t = now_ns(), stamp = t;
 
 		if (msg_send(fd, &o.addr, o.addrlen, sbuf, 1,
 			      SHOAL_MSG_REQUEST, 0, &id, 0) < 0)
@@ -1098,16 +1167,17 @@ static double measure_rtt_msg(int fd)
 				exit(1);
 			}
 			if (msg_recv(fd, rbuf, rbuf_len, MSG_ERRQUEUE, &info,
-				      NULL, NULL) >= 0) {
+				      NULL, NULL, NULL) >= 0) {
 				fprintf(stderr, "shoal-perf: idle RTT probe failed: %s\n",
 					strerror(info.error));
 				exit(1);
 			}
+			stamp = now_ns();
 			if (msg_recv(fd, rbuf, rbuf_len, 0, &info, NULL,
-				      NULL) >= 0 && info.id == id)
+				      NULL, &stamp) >= 0 && info.id == id)
 				break;
 		}
-		v[got++] = (now_ns() - t) / 1000.0;
+		v[got++] = (stamp - t) / 1000.0;
 	}
 	qsort(v, got, sizeof(v[0]), cmp_double);
 	return v[got / 2];
@@ -1123,7 +1193,7 @@ static void cli_tcp_done(struct tconn *c, uint32_t len)
 	}
 	i = c->r_head++ % o.max_out;
 	outstanding--;
-	record(c->size[i], len, c->start[i], now_ns());
+	record(c->size[i], len, c->start[i], c->stamp);
 }
 
 static double measure_rtt_tcp(void)
@@ -1149,7 +1219,7 @@ static double measure_rtt_tcp(void)
 			}
 		}
 		st.unknown--;
-		v[i] = (now_ns() - t) / 1000.0;
+		v[i] = (c->stamp - t) / 1000.0;
 	}
 	qsort(v, RTT_PROBES, sizeof(v[0]), cmp_double);
 	return v[RTT_PROBES / 2];
@@ -1226,20 +1296,25 @@ static void msg_drain(void)
 	struct rpc r;
 	ssize_t n;
 
-	while (msg_recv(sfd, rbuf, 1, MSG_ERRQUEUE, &info, NULL, NULL) >= 0) {
+	while (msg_recv(sfd, rbuf, 1, MSG_ERRQUEUE, &info, NULL, NULL,
+			NULL) >= 0) {
 		if (tab_take(info.id, &r))
 			count_err(info.error);
 		else
 			st.unknown++;
 	}
-	while ((n = msg_recv(sfd, rbuf, rbuf_len, 0, &info, NULL,
-			      NULL)) >= 0) {
+	for (;;) {
+		uint64_t stamp = now_ns();
+
+		n = msg_recv(sfd, rbuf, rbuf_len, 0, &info, NULL, NULL, &stamp);
+		if (n < 0)
+			break;
 		if (!(info.flags & SHOAL_MSG_RESPONSE) ||
 		    !tab_take(info.id, &r)) {
 			st.unknown++;
 			continue;
 		}
-		record(r.size, n, r.start, now_ns());
+		record(r.size, n, r.start, stamp);
 	}
 	if (errno != EAGAIN && errno != EINTR)
 		die("recvmsg");
@@ -1267,6 +1342,7 @@ static void client_setup(void)
 	if (!pq)
 		die("calloc");
 	set_port(&o.addr, o.port);
+	stamps_init();
 	if (msg_proto()) {
 		tab = calloc(cap, sizeof(*tab));
 		if (!tab)
@@ -1279,6 +1355,7 @@ static void client_setup(void)
 		 * (TCP's connections each queue their own)
 		 */
 		size_sndbuf(sfd, 2 * (long)wl_max());
+		stamps_on(sfd);
 		set_nonblock(sfd);
 		st.rtt_us = measure_rtt_msg(sfd);
 		epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
@@ -1294,6 +1371,7 @@ static void client_setup(void)
 		if (c->fd < 0)
 			die("socket");
 		tcp_opts(c->fd);
+		stamps_on(c->fd);
 		if (connect(c->fd, (struct sockaddr *)&o.addr, o.addrlen))
 			die("connect");
 		set_nonblock(c->fd);

@@ -220,6 +220,8 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 		shoal_out_responded(ss, &m->src, m->id);
 	list_move_tail(&m->node, &ss->ready);
 	m->state = SHOAL_IN_READY;
+	if (sock_flag(sk, SOCK_RCVTSTAMP))
+		m->done_at = ktime_get_real();
 	ss->nr_receiving--;
 	ss->stats.rx_msgs++;
 	ss->stats.rx_queued++;

@@ -339,6 +339,39 @@ static int shoal_put_info(struct msghdr *msg, u64 id, u8 name, int error)
 	return put_cmsg(msg, SOL_SHOAL, SHOAL_CMSG_RECV, sizeof(info), &info);
 }
 
+/* SO_TIMESTAMP and SO_TIMESTAMPNS, in the layout the socket asked for:
+ * when the message was complete, as a datagram's arrival is reported
+ */
+static void shoal_put_tstamp(struct sock *sk, struct msghdr *msg, ktime_t t)
+{
+	struct timespec64 ts = ktime_to_timespec64(t);
+	bool ns = sock_flag(sk, SOCK_RCVTSTAMPNS);
+
+	if (!t || !sock_flag(sk, SOCK_RCVTSTAMP))
+		return;
+	if (sock_flag(sk, SOCK_TSTAMP_NEW) && ns) {
+		struct __kernel_timespec v = {
+			.tv_sec = ts.tv_sec, .tv_nsec = ts.tv_nsec };
+
+		put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMPNS_NEW, sizeof(v), &v);
+	} else if (sock_flag(sk, SOCK_TSTAMP_NEW)) {
+		struct __kernel_sock_timeval v = {
+			.tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / NSEC_PER_USEC };
+
+		put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_NEW, sizeof(v), &v);
+	} else if (ns) {
+		struct __kernel_old_timespec v = {
+			.tv_sec = ts.tv_sec, .tv_nsec = ts.tv_nsec };
+
+		put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMPNS_OLD, sizeof(v), &v);
+	} else {
+		struct __kernel_old_timeval v = {
+			.tv_sec = ts.tv_sec, .tv_usec = ts.tv_nsec / NSEC_PER_USEC };
+
+		put_cmsg(msg, SOL_SOCKET, SO_TIMESTAMP_OLD, sizeof(v), &v);
+	}
+}
+
 static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 {
 	struct sock *sk = &ss->inet.sk;
@@ -429,6 +462,7 @@ static int shoal_recvmsg(struct socket *sock, struct msghdr *msg,
 	if (err >= 0) {
 		shoal_addr_to(sk, &m->src, msg);
 		shoal_put_info(msg, m->id, m->name_flags, 0);
+		shoal_put_tstamp(sk, msg, m->done_at);
 		if (m->rx.msg_len > len)
 			msg->msg_flags |= MSG_TRUNC;
 		if (flags & MSG_TRUNC)

@@ -132,6 +132,9 @@ struct shoal_imsg {
 	u32 quiet;			/* intervals nothing arrived */
 	u32 silent;			/* of which data was expected */
 	unsigned long heard;
+	ktime_t done_at;		/* complete (CLOCK_REALTIME), for
+					 * SO_TIMESTAMP(NS); 0: not asked
+					 */
 	struct sk_buff_head skbs;	/* payloads by offset */
 	struct shoal_rx_ranges rx;
 };

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/shoal.h>
@@ -220,6 +221,81 @@ TEST_F(pair, one_byte)
 	EXPECT_EQ(AF_INET, from.ss_family);
 	EXPECT_EQ(bound_port(self->cli),
 		  ntohs(((struct sockaddr_in *)&from)->sin_port));
+}
+
+/* a message of @len bytes to the server, read there; the SOL_SOCKET
+ * timestamp's type in *@type (0: none) and its time, ns since the epoch
+ */
+static int recv_stamped(FIXTURE_DATA(pair) *self, size_t len, int *type,
+			int64_t *ns)
+{
+	char ctl[256], buf[4000];
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl,
+		.msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+
+	fill((uint8_t *)buf, len, 7);
+	if (send_msg(self->cli, &self->to, sizeof(self->to), buf, len, NULL,
+		     0) != (ssize_t)len || recvmsg(self->srv, &msg, 0) != (ssize_t)len)
+		return -1;
+	*type = 0;
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		struct timespec ts;
+		struct timeval tv;
+
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		*type = c->cmsg_type;
+		if (c->cmsg_type == SCM_TIMESTAMPNS) {
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			*ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		} else if (c->cmsg_type == SCM_TIMESTAMP) {
+			memcpy(&tv, CMSG_DATA(c), sizeof(tv));
+			*ns = tv.tv_sec * 1000000000LL + tv.tv_usec * 1000LL;
+		}
+	}
+	return 0;
+}
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* SO_TIMESTAMPNS and SO_TIMESTAMP: when the message was complete,
+ * between its sending and its reading; none unless asked
+ */
+TEST_F(pair, timestamps)
+{
+	int64_t t0, t1, ns = 0;
+	int one = 1, type;
+
+	ASSERT_EQ(0, recv_stamped(self, 100, &type, &ns));
+	EXPECT_EQ(0, type);
+	ASSERT_EQ(0, setsockopt(self->srv, SOL_SOCKET, SO_TIMESTAMPNS, &one,
+				sizeof(one)));
+	t0 = realtime_ns();
+	ASSERT_EQ(0, recv_stamped(self, 3000, &type, &ns));
+	t1 = realtime_ns();
+	EXPECT_EQ(SCM_TIMESTAMPNS, type);
+	EXPECT_LE(t0, ns);
+	EXPECT_GE(t1, ns);
+	ASSERT_EQ(0, setsockopt(self->srv, SOL_SOCKET, SO_TIMESTAMP, &one,
+				sizeof(one)));
+	t0 = realtime_ns();
+	ASSERT_EQ(0, recv_stamped(self, 1, &type, &ns));
+	t1 = realtime_ns();
+	EXPECT_EQ(SCM_TIMESTAMP, type);
+	EXPECT_LE(t0 / 1000 * 1000, ns);
+	EXPECT_GE(t1, ns);
 }
 
 /* every message comes out whole and alone, ids in order of sending */
