@@ -619,24 +619,19 @@ static int buf_size(long len)
 	return len > INT32_MAX / 2 - MiB ? INT32_MAX / 2 : (int)(len + MiB);
 }
 
-static void size_sndbuf(int fd, long len)
+/* a receive buffer that holds messages of @len bytes, a send buffer
+ * @snd_len of them
+ */
+static void size_buffers(int fd, long len, long snd_len)
 {
-	int v = buf_size(len);
-
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
-		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
-}
-
-/* a receive (and send) buffer that holds messages of @len bytes */
-static void size_buffers(int fd, long len)
-{
-	int v = buf_size(len);
+	int v = buf_size(len), w = buf_size(snd_len);
 	socklen_t sl = sizeof(v);
 	int got = 0;
 
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v));
-	size_sndbuf(fd, len);
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &w, sizeof(w)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof(w));
 	if (msg_proto() &&
 	    !getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &got, &sl) && got / 2 < len)
 		fprintf(stderr, "shoal-perf: warning: SO_RCVBUF %d holds messages of at most %d bytes, not %ld (run as root for SO_RCVBUFFORCE)\n",
@@ -771,7 +766,7 @@ static int server_msg(void)
 	int fd;
 
 	fd = msg_socket();
-	size_buffers(fd, 2 * max);
+	size_buffers(fd, 2 * max, 2 * max);
 	set_port(&me, o.port);
 	if (bind(fd, (struct sockaddr *)&me, o.family == AF_INET6 ?
 		 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)))
@@ -1349,12 +1344,11 @@ static void client_setup(void)
 			die("calloc");
 		tab_mask = cap - 1;
 		sfd = msg_socket();
-		size_buffers(sfd, 2 * (long)rbuf_len);
 		/* room for two of the largest requests: a request that
 		 * arrives while one is being sent does not wait for it
 		 * (TCP's connections each queue their own)
 		 */
-		size_sndbuf(sfd, 2 * (long)wl_max());
+		size_buffers(sfd, 2 * (long)rbuf_len, 2 * (long)wl_max());
 		stamps_on(sfd);
 		set_nonblock(sfd);
 		st.rtt_us = measure_rtt_msg(sfd);

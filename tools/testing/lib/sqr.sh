@@ -7,6 +7,8 @@
 #   sqr_backup_link     b0 (switch) -- eth1 (receiver), a backup route
 #   sqr_counters        sqr's counters on r0 as NAME=VALUE lines for eval
 #   sqr_rx_down SECS    the receiver's end of r0 down for SECS, then up
+#   sqr_r0_wait STATE   until r0 shows STATE (LOWER_UP, NO-CARRIER)
+#   sqr_keep_routes     routes through r0 kept while its link is down
 #   sqr_stream NAME COUNT RATE [CMD]
 #                       a sequenced UDP stream to the receiver, CMD run
 #                       in the background once it flows
@@ -85,6 +87,28 @@ sqr_rx_down()
 	topo_nap "$1"
 	rx ip link set eth0 up
 	rx ip route replace default via 10.200.0.254 dev eth0
+}
+
+# sqr_r0_wait STATE: up to 5 s for the switch's r0 to show STATE
+# (LOWER_UP, NO-CARRIER): linkwatch follows its peer a little later
+sqr_r0_wait()
+{
+	for _ in $(seq 1 50); do
+		sw ip link show r0 | grep -q "$1" && return
+		topo_nap 0.1
+	done
+}
+
+# Routes through r0 kept while its link is down (the kernel's default,
+# ignore_routes_with_linkdown 0), and r0's neighbour pinned: a carrier
+# loss flushes the others, and a dead link cannot resolve them again
+sqr_keep_routes()
+{
+	sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=0 \
+		net.ipv4.conf.r0.ignore_routes_with_linkdown=0 &&
+		sw ip neigh replace 10.200.0.1 \
+			lladdr "$(rx cat /sys/class/net/eth0/address)" dev r0 nud permanent ||
+		topo_die "routes kept through a link that is down"
 }
 
 # sqr_stream NAME COUNT RATE [CMD]: the sink on any device of the

@@ -120,15 +120,6 @@ tap_ok "lost_plain > 0" "the injected outages without copies lost $lost_plain pa
 plain_wire=0
 plain_lost=0
 
-# r0_up: both ends of r0 up again (before the next run)
-r0_up()
-{
-	for _ in $(seq 1 50); do
-		sw ip link show r0 | grep -q LOWER_UP && break
-		topo_nap 0.1
-	done
-}
-
 # down_run NAME MODE SECS: the stream under sqr (MODE sqr) or without
 # copies (nosqr), the receiver's end of r0 down for SECS once it flows;
 # sets the kernel's drops (sqr_drops), sqr's counters and lost
@@ -183,7 +174,7 @@ for out in 0.05 0.3; do
 			plain_lost=$((plain_lost + lost))
 		fi
 		sw tc qdisc del dev r0 root
-		r0_up
+		sqr_r0_wait LOWER_UP
 	done
 done
 # a real outage loses packets only if some are on their way at its
@@ -197,7 +188,7 @@ for ((extra = 1; plain_lost == 0 && extra <= 4; extra++)); do
 	plain_wire=$((plain_wire + drop_stopped))
 	plain_lost=$((plain_lost + lost))
 	sw tc qdisc del dev r0 root
-	r0_up
+	sqr_r0_wait LOWER_UP
 done
 tap_ok "plain_lost > 0" "the real outages without copies lost $plain_lost packets, $plain_wire of them on the wire (sqr resends those)"
 
@@ -205,11 +196,7 @@ tap_ok "plain_lost > 0" "the real outages without copies lost $plain_lost packet
 # default): the FIB sends to the detached port for the whole outage, and
 # only sqr's guard moves those packets to the backup.  r0's neighbour is
 # pinned so that no ARP probe of the dead link fails it meanwhile.
-mac_eth0=$(rx cat /sys/class/net/eth0/address)
-sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=0 \
-	net.ipv4.conf.r0.ignore_routes_with_linkdown=0 &&
-	sw ip neigh replace 10.200.0.1 lladdr "$mac_eth0" dev r0 nud permanent ||
-	topo_die "routes kept through a link that is down"
+sqr_keep_routes
 # the outage is 0.3 s at RATE: about 600 packets routed to r0 in it
 for mode in sqr nosqr; do
 	down_run "stay-$mode" $mode 0.3
@@ -227,7 +214,7 @@ for mode in sqr nosqr; do
 			"routes kept, eth0 down 0.3s, no copies: the detached port dropped $drop_detached, $lost lost in all"
 	fi
 	sw tc qdisc del dev r0 root
-	r0_up
+	sqr_r0_wait LOWER_UP
 done
 sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=1 \
 	net.ipv4.conf.r0.ignore_routes_with_linkdown=1 &&

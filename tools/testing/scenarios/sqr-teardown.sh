@@ -97,19 +97,12 @@ tap_ok "$(held_now) == 0" "delete with a fail queue held: none left"
 # 3b. the port loses its carrier (the receiver's end goes down) with the
 # routes through it kept: linkwatch detaches sqr, and its guard takes what
 # the FIB still sends there into the fail queue (same port: the release
-# waits for the port); then the delete, while the port is detached.  r0's
-# neighbour is pinned: a carrier loss flushes the others.
-sw sysctl -qw net.ipv4.conf.all.ignore_routes_with_linkdown=0 \
-	net.ipv4.conf.r0.ignore_routes_with_linkdown=0 &&
-	sw ip neigh replace 10.200.0.1 lladdr "$(rx cat /sys/class/net/eth0/address)" \
-		dev r0 nud permanent || topo_die "routes kept through a link that is down"
+# waits for the port); then the delete, while the port is detached.
+sqr_keep_routes
 sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s || topo_die "sqr"
 traffic 100
 rx ip link set eth0 down
-for _ in $(seq 1 50); do
-	sw ip link show r0 | grep -q NO-CARRIER && break
-	topo_nap 0.1
-done
+sqr_r0_wait NO-CARRIER
 traffic 100
 eval "$(sqr_counters)"
 tap_ok "failures == 1 && guarded >= 90 && failq_pkts >= guarded" \
@@ -117,10 +110,7 @@ tap_ok "failures == 1 && guarded >= 90 && failq_pkts >= guarded" \
 sw tc qdisc del dev r0 root
 tap_ok "$? == 0 && $(held_now) == 0" "delete while detached, with the guard's packets held: none left"
 rx ip link set eth0 up
-for _ in $(seq 1 50); do
-	sw ip link show r0 | grep -q LOWER_UP && break
-	topo_nap 0.1
-done
+sqr_r0_wait LOWER_UP
 
 # 4. the backup device goes away while packets wait for it: b0 is down,
 # so the release waits (event release: as soon as the backup is up)
