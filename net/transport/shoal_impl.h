@@ -61,6 +61,8 @@ enum shoal_stat {
 					 * came: the server lost it
 					 */
 	SHOAL_STAT_TX_RETX_PACKETS,	/* DATA sent again */
+	SHOAL_STAT_TX_ACKS_FOLDED,	/* responses' ACKs sent in DATA */
+	SHOAL_STAT_RX_ACKS_FOLDED,	/* ACKs that came in DATA */
 	SHOAL_STAT_PL2_BURSTS,		/* bursts formed (an RSV each) */
 	SHOAL_STAT_PL2_BURST_PKTS,	/* DATA packets in them */
 	SHOAL_STAT_PL2_UNSOL,		/* bursts also sent unsolicited */
@@ -108,6 +110,9 @@ struct shoal_cfg {
 	u32 pl2_slot_ns;	/* a slot, 0: a full frame at the rate */
 	u32 pl2_outstanding;	/* exchanges per destination host */
 	u32 pl2_rsv_timeout_us;	/* an RSV's wait for its GRT, at least */
+	u32 fold_acks;		/* a response's ACK rides on the next
+				 * request to its server (SHOAL_O_ACK)
+				 */
 };
 
 #define SHOAL_PORT_HASH		256

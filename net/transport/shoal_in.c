@@ -209,12 +209,80 @@ static void shoal_imsg_keep(struct shoal_imsg *m, struct sk_buff *skb)
 	__skb_queue_head(&m->skbs, skb);
 }
 
+/* Send the ACK acks[@i] holds back, and forget it */
+static void shoal_ack_send(struct shoal_sock *ss, u32 i,
+			   struct sk_buff_head *q)
+{
+	struct shoal_ack_due *a = &ss->acks[i];
+
+	shoal_ctrl(ss->sn, ss->port, &a->dst, &a->local, SHOAL_T_ACK, a->id,
+		   SHOAL_F_RESPONSE, a->msg_len, 0, 0, q);
+	memmove(a, a + 1, (--ss->nr_acks - i) * sizeof(*a));
+}
+
+/* The ACK of response @m: a client's next request to the same server
+ * usually follows at once, so the ACK waits to ride on its DATA
+ * (SHOAL_O_ACK, Homa's way), and the path to the server carries one
+ * packet an RPC, not two.  It waits until the socket's next tick at most
+ * (half a resend interval: the server probes after two); a full table
+ * sends its oldest.
+ */
+static void shoal_ack_defer(struct shoal_sock *ss, struct shoal_imsg *m,
+			    struct sk_buff_head *q)
+{
+	struct shoal_ack_due *a;
+
+	if (!READ_ONCE(ss->sn->cfg.fold_acks)) {
+		shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
+		return;
+	}
+	if (ss->nr_acks == SHOAL_ACKS_DUE)
+		shoal_ack_send(ss, 0, q);
+	a = &ss->acks[ss->nr_acks++];
+	a->dst = m->src;
+	a->local = m->local;
+	a->id = m->id;
+	a->msg_len = m->rx.msg_len;
+}
+
+/* A DATA packet to @dst is being built: the ACK it carries, if one is
+ * held back for that socket (*@id).  A packet lost with it leaves the
+ * server to probe: the response's name still answers with an ACK.
+ */
+bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
+		    u64 *id)
+{
+	u32 i;
+
+	for (i = 0; i < ss->nr_acks; i++) {
+		struct shoal_ack_due *a = &ss->acks[i];
+
+		if (!shoal_addr_eq(&a->dst, dst))
+			continue;
+		*id = a->id;
+		memmove(a, a + 1, (--ss->nr_acks - i) * sizeof(*a));
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKS_FOLDED);
+		return true;
+	}
+	return false;
+}
+
+/* Every ACK held back goes now, in its own packet (a tick, close) */
+void shoal_ack_flush(struct shoal_sock *ss, struct sk_buff_head *q)
+{
+	while (ss->nr_acks)
+		shoal_ack_send(ss, 0, q);
+}
+
 static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 				struct sk_buff_head *q)
 {
 	struct sock *sk = &ss->inet.sk;
 
-	shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
+	if (m->name_flags & SHOAL_F_RESPONSE)
+		shoal_ack_defer(ss, m, q);
+	else
+		shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
 	shoal_credit_detach(&ss->sn->sird, &m->credit);
 	if (m->name_flags & SHOAL_F_RESPONSE)
 		shoal_out_responded(ss, &m->src, m->id);

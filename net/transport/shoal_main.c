@@ -42,6 +42,7 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.pl2_slot_ns = 0,		/* 1514 bytes at pl2_rate_mbps */
 	.pl2_outstanding = 1,		/* one exchange per destination */
 	.pl2_rsv_timeout_us = 20000,
+	.fold_acks = 1,			/* Homa's way: beyond SIRD */
 };
 
 static int __net_init shoal_net_init(struct net *net)

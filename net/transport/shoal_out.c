@@ -177,6 +177,8 @@ bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
 	};
 	struct sk_buff *skb;
 
+	if (ss->nr_acks && shoal_ack_take(ss, &m->dst, &p.ack_id))
+		p.options = SHOAL_O_ACK;
 	skb = shoal_pkt_alloc(&p, len, GFP_ATOMIC);
 	if (!skb) {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
@@ -373,6 +375,32 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	return 0;
 }
 
+/* The receiver has all of @m */
+static void shoal_omsg_acked(struct shoal_sock *ss, struct shoal_omsg *m)
+{
+	ss->stats.tx_acked++;
+	shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKED);
+	if (m->name_flags & SHOAL_F_REQUEST)
+		shoal_omsg_await(ss, m);
+	else
+		shoal_omsg_free(ss, m);
+	ss->inet.sk.sk_write_space(&ss->inet.sk);
+}
+
+/* An ACK that client @src folded into its DATA (SHOAL_O_ACK): the whole
+ * response @id came.  A late one (the response was acknowledged when we
+ * probed) finds nothing.  Under ss->lock.
+ */
+void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
+		     u64 id)
+{
+	struct shoal_omsg *m = shoal_omsg_find(ss, src, id, SHOAL_F_RESPONSE);
+
+	shoal_stat_inc(ss->sn, SHOAL_STAT_RX_ACKS_FOLDED);
+	if (m)
+		shoal_omsg_acked(ss, m);
+}
+
 /* A packet from a receiver about one of our messages, under ss->lock */
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q)
@@ -417,13 +445,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		shoal_tx_resend(&m->tx, pkt->offset, pkt->word);
 		break;
 	case SHOAL_T_ACK:
-		ss->stats.tx_acked++;
-		shoal_stat_inc(sn, SHOAL_STAT_TX_ACKED);
-		if (m->name_flags & SHOAL_F_REQUEST)
-			shoal_omsg_await(ss, m);
-		else
-			shoal_omsg_free(ss, m);
-		ss->inet.sk.sk_write_space(&ss->inet.sk);
+		shoal_omsg_acked(ss, m);
 		return;
 	case SHOAL_T_UNKNOWN:
 		shoal_stat_inc(sn, SHOAL_STAT_TX_REFUSED);

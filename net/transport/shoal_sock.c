@@ -155,7 +155,7 @@ void shoal_sock_arm(struct shoal_sock *ss)
 	if (ss->dead || timer_pending(&ss->timer))
 		return;
 	if (list_empty(&ss->out_list) && list_empty(&ss->in_list) &&
-	    list_empty(&ss->done) && list_empty(&ss->await))
+	    list_empty(&ss->done) && list_empty(&ss->await) && !ss->nr_acks)
 		return;
 	ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
 	mod_timer(&ss->timer, jiffies + max(ival / 2, 1UL));
@@ -169,6 +169,7 @@ static void shoal_sock_timer(struct timer_list *t)
 	__skb_queue_head_init(&q);
 	spin_lock(&ss->lock);
 	if (!ss->dead) {
+		shoal_ack_flush(ss, &q);
 		shoal_out_tick(ss, &q);
 		shoal_in_tick(ss, &q);
 		shoal_sock_arm(ss);
@@ -234,6 +235,8 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		kfree_skb(skb);
 		return;
 	}
+	if (pkt->options & SHOAL_O_ACK)
+		shoal_out_acked(ss, src, pkt->ack_id);
 	switch (pkt->type) {
 	case SHOAL_T_DATA:
 	case SHOAL_T_CREDIT_REQ:
@@ -562,6 +565,7 @@ static void shoal_close(struct sock *sk, long timeout)
 		spin_unlock_bh(&sn->ports_lock);
 	}
 	spin_lock_bh(&ss->lock);
+	shoal_ack_flush(ss, &q);	/* the servers need not probe */
 	list_for_each_entry_safe(om, otmp, &ss->out_list, node)
 		shoal_omsg_free(ss, om);
 	list_for_each_entry_safe(om, otmp, &ss->await, node)

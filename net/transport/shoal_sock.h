@@ -26,6 +26,15 @@
 #include "shoal_msg_core.h"
 
 #define SHOAL_MSG_HASH		64
+#define SHOAL_ACKS_DUE		8	/* responses' ACKs held back, at most */
+
+/* A response's ACK held back to ride on the next DATA to its sender */
+struct shoal_ack_due {
+	struct shoal_addr dst;		/* the response's sender */
+	struct in6_addr local;		/* where it came to: the ACK's source */
+	u64 id;
+	u32 msg_len;
+};
 
 struct shoal_sock {
 	struct inet_sock inet;		/* first: inet_create() */
@@ -56,6 +65,8 @@ struct shoal_sock {
 					 * their responses (awaiting omsgs)
 					 */
 	u32 await_charge;		/* their part of sk_wmem_queued */
+	u32 nr_acks;			/* in acks[], oldest first */
+	struct shoal_ack_due acks[SHOAL_ACKS_DUE];
 	struct shoal_sock_stats stats;
 	u32 credit_out;			/* under sn->sird.lock: credit given
 					 * to this socket's messages, its
@@ -205,6 +216,8 @@ u32 shoal_omsg_send_one(struct shoal_sock *ss, struct shoal_omsg *m, bool csn,
 void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m);
 void shoal_out_responded(struct shoal_sock *ss, const struct shoal_addr *src,
 			 u64 id);
+void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
+		     u64 id);
 
 /* shoal_in.c */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
@@ -219,6 +232,9 @@ void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 		   struct shoal_done *d, bool delivered);
 void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d);
+bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
+		    u64 *id);
+void shoal_ack_flush(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_done_init(struct shoal_sock *ss);
 void shoal_ctrl(struct shoal_net *sn, u16 sport,
 		const struct shoal_addr *dst, const struct in6_addr *saddr,

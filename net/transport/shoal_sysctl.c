@@ -229,6 +229,14 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= &shoal_pl2_timeout_min,
 		.extra2		= &shoal_pl2_timeout_max,
 	},
+	{
+		.procname	= "fold_acks",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
 	{ }
 };
 
@@ -262,6 +270,7 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[19].data = &sn->cfg.pl2_slot_ns;
 	t[20].data = &sn->cfg.pl2_outstanding;
 	t[21].data = &sn->cfg.pl2_rsv_timeout_us;
+	t[22].data = &sn->cfg.fold_acks;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

@@ -45,6 +45,7 @@ struct shoal_wire_pkt {
 	u8 type;		/* SHOAL_T_* */
 	u8 flags;		/* SHOAL_F_* */
 	u8 hdr_len;		/* the payload starts here */
+	u8 options;		/* SHOAL_O_* that we know, present */
 	bool trimmed;		/* flagged, or less payload than sent */
 	u16 sport;
 	u16 dport;
@@ -55,6 +56,7 @@ struct shoal_wire_pkt {
 	u32 word;
 	u32 present;		/* payload bytes that arrived */
 	u64 deadline;		/* with SHOAL_F_DEADLINE, else 0 */
+	u64 ack_id;		/* with SHOAL_O_ACK, else 0 */
 };
 
 static inline u32 shoal_get16(const u8 *p)
@@ -113,6 +115,20 @@ static inline u8 shoal_wire_flags_ok(u8 type)
 	default:
 		return any;
 	}
+}
+
+/* The options a packet of @type may carry: an ACK rides on DATA */
+static inline u8 shoal_wire_options_ok(u8 type)
+{
+	return type == SHOAL_T_DATA ? SHOAL_O_ACK : 0;
+}
+
+/* Bytes of the header that @flags and @options (known ones) make */
+static inline u32 shoal_wire_hdr_len(u8 flags, u8 options)
+{
+	return SHOAL_HDR_LEN +
+	       (flags & SHOAL_F_DEADLINE ? SHOAL_OPT_LEN : 0) +
+	       (options & SHOAL_O_ACK ? SHOAL_OPT_LEN : 0);
 }
 
 static inline bool shoal_wire_type_known(u8 type)
@@ -180,20 +196,23 @@ static inline int shoal_wire_parse(const u8 *buf, u32 avail, u32 len,
 	p->sport = (u16)shoal_get16(buf + 2);
 	p->dport = (u16)shoal_get16(buf + 4);
 	p->hdr_len = buf[6];
+	p->options = buf[7] & SHOAL_O_ACK;	/* others are skipped */
 	p->msg_id = shoal_get64(buf + 8);
 	p->msg_len = shoal_get32(buf + 16);
 	p->offset = shoal_get32(buf + 20);
 	p->payload_len = shoal_get32(buf + 24);
 	p->word = shoal_get32(buf + 28);
-	min_hdr = p->flags & SHOAL_F_DEADLINE ? SHOAL_HDR_DEADLINE_LEN :
-						SHOAL_HDR_LEN;
+	min_hdr = shoal_wire_hdr_len(p->flags, p->options);
 	if (p->hdr_len < min_hdr || p->hdr_len > SHOAL_HDR_MAX)
 		return -SHOAL_WIRE_HDR_LEN;
 	if (len < p->hdr_len || avail < min_hdr)
 		return -SHOAL_WIRE_SHORT;
 	p->deadline = p->flags & SHOAL_F_DEADLINE ?
 		      shoal_get64(buf + SHOAL_HDR_LEN) : 0;
-	if (p->flags & ~shoal_wire_flags_ok(p->type))
+	p->ack_id = p->options & SHOAL_O_ACK ?
+		    shoal_get64(buf + min_hdr - SHOAL_OPT_LEN) : 0;
+	if ((p->flags & ~shoal_wire_flags_ok(p->type)) ||
+	    (p->options & ~shoal_wire_options_ok(p->type)))
 		return -SHOAL_WIRE_FLAGS;
 	if ((p->flags & SHOAL_F_REQUEST) && (p->flags & SHOAL_F_RESPONSE))
 		return -SHOAL_WIRE_FLAGS;
@@ -209,21 +228,21 @@ static inline int shoal_wire_parse(const u8 *buf, u32 avail, u32 len,
 	return 0;
 }
 
-/* Write the header of @p at @buf (room for SHOAL_HDR_MAX bytes): 40
- * bytes with SHOAL_F_DEADLINE, else 32, which it returns; @p's hdr_len,
- * present and trimmed are not read
+/* Write the header of @p at @buf (room for SHOAL_HDR_MAX bytes): 32
+ * bytes, 8 more with SHOAL_F_DEADLINE and 8 more with SHOAL_O_ACK; it
+ * returns how many.  @p's hdr_len, present and trimmed are not read.
  */
 static inline u32 shoal_wire_build(u8 *buf, const struct shoal_wire_pkt *p)
 {
-	u32 n = p->flags & SHOAL_F_DEADLINE ? SHOAL_HDR_DEADLINE_LEN :
-					      SHOAL_HDR_LEN;
+	u8 options = p->options & SHOAL_O_ACK;
+	u32 n = shoal_wire_hdr_len(p->flags, options);
 
 	buf[0] = (u8)(SHOAL_VERSION << 4 | (p->type & 0x0f));
 	buf[1] = p->flags;
 	shoal_put16(buf + 2, p->sport);
 	shoal_put16(buf + 4, p->dport);
 	buf[6] = (u8)n;
-	buf[7] = 0;
+	buf[7] = options;
 	shoal_put64(buf + 8, p->msg_id);
 	shoal_put32(buf + 16, p->msg_len);
 	shoal_put32(buf + 20, p->offset);
@@ -231,6 +250,8 @@ static inline u32 shoal_wire_build(u8 *buf, const struct shoal_wire_pkt *p)
 	shoal_put32(buf + 28, p->word);
 	if (p->flags & SHOAL_F_DEADLINE)
 		shoal_put64(buf + SHOAL_HDR_LEN, p->deadline);
+	if (options & SHOAL_O_ACK)
+		shoal_put64(buf + n - SHOAL_OPT_LEN, p->ack_id);
 	return n;
 }
 

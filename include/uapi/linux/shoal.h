@@ -3,13 +3,14 @@
  * Shoal transport: the wire header carried after UDP.
  *
  * All multi-byte fields are big-endian.  The base header is 32 bytes; a
- * packet with SHOAL_F_DEADLINE carries a 64-bit deadline right after it.
+ * packet with SHOAL_F_DEADLINE carries a 64-bit deadline right after it,
+ * and then come the options byte 7 names, in the order of its bits.
  * No Shoal header is longer than SHOAL_HDR_MAX, so a switch that keeps
  * SHOAL_HDR_MAX bytes after UDP keeps the whole header.
  *
  *  0      1      2             4             6      7      8
  *  +------+------+-------------+-------------+------+------+
- *  |ver|ty|flags |   sport     |   dport     |hdrlen| rsvd |
+ *  |ver|ty|flags |   sport     |   dport     |hdrlen| opts |
  *  +------+------+-------------+-------------+------+------+
  *  |                   msg_id (64)                         |  8
  *  +---------------------------+---------------------------+
@@ -18,6 +19,8 @@
  *  |        payload_len        |        type word          | 24
  *  +---------------------------+---------------------------+
  *  |          deadline (64), only with SHOAL_F_DEADLINE    | 32
+ *  +-------------------------------------------------------+
+ *  |   acked msg_id (64), only with SHOAL_O_ACK (DATA)     | 32 or 40
  *  +-------------------------------------------------------+
  */
 #ifndef _UAPI_LINUX_SHOAL_H
@@ -97,13 +100,25 @@ enum shoal_type {
 
 #define SHOAL_FLAGS_OFFSET	1	/* offset of the flags byte in the header */
 
+/*
+ * byte 7: options, each 8 bytes after the base header (and the deadline)
+ * in the order of these bits.  A receiver skips the options it does not
+ * know (hdr_len says where the payload starts).
+ *
+ *  SHOAL_O_ACK	on DATA only: the msg_id of a response the packet's
+ *		receiver sent to this packet's sender (address and sport):
+ *		the whole response arrived, as an ACK would say.  A client
+ *		folds its response's ACK into its next request's DATA.
+ */
+#define SHOAL_O_ACK		0x01
+
 struct shoal_hdr {
 	__u8	ver_type;	/* version << 4 | type */
 	__u8	flags;
 	__be16	sport;		/* Shoal (not UDP) ports: socket demux */
 	__be16	dport;
 	__u8	hdr_len;	/* bytes of Shoal header, options included */
-	__u8	rsvd;
+	__u8	options;	/* SHOAL_O_* */
 	__be64	msg_id;
 	__be32	msg_len;	/* whole message, bytes */
 	__be32	offset;		/* of this packet's payload in the message */
@@ -113,6 +128,7 @@ struct shoal_hdr {
 
 #define SHOAL_HDR_LEN		32
 #define SHOAL_HDR_DEADLINE_LEN	40
+#define SHOAL_OPT_LEN		8	/* each option's bytes */
 #define SHOAL_HDR_MAX		64
 
 /*

@@ -176,6 +176,26 @@ static long sysctl_read(const char *name)
 	return v;
 }
 
+/* Counter @name of /proc/net/shoal/stats, -1 if it is not there */
+static long shoal_stat(const char *name)
+{
+	char key[64];
+	long v = -1;
+	long long n;
+	FILE *f;
+
+	f = fopen("/proc/net/shoal/stats", "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &n) == 2)
+		if (!strcmp(key, name)) {
+			v = (long)n;
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 FIXTURE(pair) {
 	int srv, cli;
 	uint16_t srv_port;
@@ -837,6 +857,96 @@ TEST_F(pair, stats)
 	EXPECT_EQ(0, st.tx_queued);
 	EXPECT_EQ(-1, getsockopt(self->srv, SOL_SHOAL, 99, &st, &len));
 	EXPECT_EQ(ENOPROTOOPT, errno);
+}
+
+/* @n RPCs one after another on @self's pair; the server's tx_acked (its
+ * responses acknowledged) once all are, or @wait_ms passed
+ */
+static long rpcs_in_turn(struct __test_metadata *_metadata,
+			 FIXTURE_DATA(pair) *self, int n, int wait_ms)
+{
+	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
+	struct shoal_sock_stats st = { 0 };
+	socklen_t len = sizeof(st);
+	struct shoal_recv_info info;
+	struct sockaddr_storage from;
+	char buf[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		args.flags = SHOAL_MSG_REQUEST;
+		EXPECT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to),
+				      "ping", 4, &args, 0));
+		EXPECT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
+				      &from, NULL));
+		args.flags = SHOAL_MSG_RESPONSE;
+		args.reply_to = info.id;
+		EXPECT_EQ(4, send_msg(self->srv, &from, sizeof(from), "pong",
+				      4, &args, 0));
+		EXPECT_EQ(4, recv_msg(self->cli, buf, sizeof(buf), 0, &info,
+				      NULL, NULL));
+	}
+	for (i = 0; ; i++) {
+		if (getsockopt(self->srv, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
+			       &len) || st.tx_acked == st.tx_msgs ||
+		    i >= wait_ms / 10)
+			break;
+		usleep(10000);
+	}
+	return (long)st.tx_acked;
+}
+
+/* A client's response ACK rides on its next request (SHOAL_O_ACK); the
+ * last one goes alone at the socket's next tick (half a resend interval)
+ * or at close; with net.shoal.fold_acks 0 every ACK is a packet.  The
+ * resend interval is long here so that no tick comes between an RPC and
+ * the next, and the counts are exact.
+ */
+TEST_F(pair, folded_acks)
+{
+	long ms = sysctl_read("resend_ms"), fold = sysctl_read("fold_acks");
+	long tx_ack, folded, rx_folded;
+	const int n = 20;
+
+	ASSERT_EQ(1, fold) TH_LOG("fold_acks is on by default");
+	ASSERT_EQ(0, sysctl_write("resend_ms", 2000));
+	tx_ack = shoal_stat("tx_ack");
+	folded = shoal_stat("tx_acks_folded");
+	rx_folded = shoal_stat("rx_acks_folded");
+	ASSERT_LE(0, folded);
+	/* every response acknowledged: n - 1 in requests, the last at the
+	 * tick (1 s); the server acknowledged every request on its own
+	 */
+	EXPECT_EQ(n, rpcs_in_turn(_metadata, self, n, 3000));
+	EXPECT_EQ(n - 1, shoal_stat("tx_acks_folded") - folded);
+	EXPECT_EQ(n - 1, shoal_stat("rx_acks_folded") - rx_folded);
+	EXPECT_EQ(n + 1, shoal_stat("tx_ack") - tx_ack);
+
+	/* a client that closes sends the ACK it held at once: its tick is
+	 * 30 s away, the server's probe 120 s
+	 */
+	close(self->cli);
+	ASSERT_EQ(0, sysctl_write("resend_ms", 60000));
+	self->cli = sird_socket(AF_INET);
+	ASSERT_GE(self->cli, 0);
+	tx_ack = shoal_stat("tx_ack");
+	EXPECT_EQ(n, rpcs_in_turn(_metadata, self, 1, 0));
+	close(self->cli);
+	self->cli = sird_socket(AF_INET);
+	ASSERT_GE(self->cli, 0);
+	EXPECT_EQ(n + 1, rpcs_in_turn(_metadata, self, 0, 3000));
+	EXPECT_EQ(2, shoal_stat("tx_ack") - tx_ack);
+	ASSERT_EQ(0, sysctl_write("resend_ms", 2000));
+
+	/* off: each response's ACK is a packet of its own, at once */
+	ASSERT_EQ(0, sysctl_write("fold_acks", 0));
+	tx_ack = shoal_stat("tx_ack");
+	folded = shoal_stat("tx_acks_folded");
+	EXPECT_EQ(2 * n + 1, rpcs_in_turn(_metadata, self, n, 900));
+	EXPECT_EQ(0, shoal_stat("tx_acks_folded") - folded);
+	EXPECT_EQ(2 * n, shoal_stat("tx_ack") - tx_ack);
+	EXPECT_EQ(0, sysctl_write("fold_acks", fold));
+	EXPECT_EQ(0, sysctl_write("resend_ms", ms));
 }
 
 /* PL2's sysctls change while bursts are in flight (K, the exchanges per

@@ -42,6 +42,10 @@ static void check_accepted(const struct shoal_wire_pkt *p, u32 len,
 	if (p->type == SHOAL_T_RESEND &&
 	    (!p->word || (u64)p->offset + p->word > p->msg_len))
 		abort();
+	if ((p->options & ~shoal_wire_options_ok(p->type)) ||
+	    (!(p->options & SHOAL_O_ACK) && p->ack_id) ||
+	    p->hdr_len < shoal_wire_hdr_len(p->flags, p->options))
+		abort();
 	/* built again (options dropped), it reads the same */
 	n = shoal_wire_build(buf, p);
 	if (shoal_wire_parse(buf, n, n + p->present, max_msg_len, &q) ||
@@ -49,7 +53,8 @@ static void check_accepted(const struct shoal_wire_pkt *p, u32 len,
 	    q.dport != p->dport || q.msg_id != p->msg_id ||
 	    q.msg_len != p->msg_len || q.offset != p->offset ||
 	    q.payload_len != p->payload_len || q.word != p->word ||
-	    q.deadline != p->deadline || q.present != p->present ||
+	    q.deadline != p->deadline || q.options != p->options ||
+	    q.ack_id != p->ack_id || q.present != p->present ||
 	    q.trimmed != p->trimmed)
 		abort();
 }
@@ -101,6 +106,10 @@ static size_t seed_valid(uint8_t *buf, size_t room)
 	p.offset = (u32)rand() % p.msg_len;
 	p.word = (u32)rand() % (p.msg_len - p.offset + 1);
 	p.deadline = (u64)rand();
+	/* an ACK rides on DATA; now and then on another type, refused */
+	p.options = (u8)(rand() % (p.type == SHOAL_T_DATA ? 2 : 8) ? 0 :
+			 SHOAL_O_ACK);
+	p.ack_id = (u64)rand() << 32 | (u32)rand();
 	if (p.type == SHOAL_T_DATA) {
 		p.payload_len = 1 + (u32)rand() % (p.msg_len - p.offset);
 		payload = rand() % 2 ? p.payload_len : rand() % (p.payload_len + 1);

@@ -56,6 +56,21 @@ static void test_layout(void)
 	CHECK(n == SHOAL_HDR_DEADLINE_LEN && buf[1] == 0x21 && buf[6] == 40 &&
 	      buf[32] == 0x11 && buf[39] == 0x88,
 	      "with a deadline: 40 bytes, the deadline big-endian at 32");
+	p.options = SHOAL_O_ACK;
+	p.ack_id = 0xa1a2a3a4a5a6a7a8ull;
+	n = shoal_wire_build(buf, &p);
+	CHECK(n == 48 && buf[6] == 48 && buf[7] == SHOAL_O_ACK &&
+	      buf[32] == 0x11 && buf[40] == 0xa1 && buf[47] == 0xa8,
+	      "a deadline and an ACK: 48 bytes, the acked id at 40");
+	p.flags = 0;
+	n = shoal_wire_build(buf, &p);
+	CHECK(n == 40 && buf[6] == 40 && buf[7] == SHOAL_O_ACK &&
+	      buf[32] == 0xa1 && buf[39] == 0xa8,
+	      "an ACK without a deadline: 40 bytes, the acked id at 32");
+	p.options = 0x80 | SHOAL_O_ACK;
+	n = shoal_wire_build(buf, &p);
+	CHECK(n == 40 && buf[7] == SHOAL_O_ACK,
+	      "an option we do not know is not written");
 	CHECK(SHOAL_FLAGS_OFFSET == 1 && SHOAL_F_TRIMMED == 0x80,
 	      "the TRIMMED flag is bit 0x80 of byte 1, where sch_trim marks it");
 	CHECK(sizeof(struct shoal_hdr) == SHOAL_HDR_LEN,
@@ -91,6 +106,27 @@ static void test_roundtrip(void)
 		      q.hdr_len == 40 && q.present == p.payload_len && !q.trimmed,
 		      "%s: built and parsed back the same (err %d)",
 		      shoal_wire_type_name(p.type), err);
+	}
+	{
+		struct shoal_wire_pkt p = data_pkt(), q;
+		int err;
+
+		p.flags = SHOAL_F_REQUEST | SHOAL_F_DEADLINE;
+		p.options = SHOAL_O_ACK;
+		p.deadline = 5;
+		p.ack_id = ~0ull - 3;
+		err = roundtrip(&p, p.payload_len, &q);
+		CHECK(!err && q.options == SHOAL_O_ACK && q.ack_id == p.ack_id &&
+		      q.deadline == 5 && q.hdr_len == 48 &&
+		      q.present == p.payload_len && q.msg_id == p.msg_id,
+		      "DATA with a deadline and an ACK: parsed back the same (err %d)",
+		      err);
+		p.flags = 0;
+		err = roundtrip(&p, 3, &q);
+		CHECK(!err && q.options == SHOAL_O_ACK && q.ack_id == p.ack_id &&
+		      !q.deadline && q.hdr_len == 40 && q.present == 3 &&
+		      q.trimmed,
+		      "trimmed DATA keeps its ACK (err %d)", err);
 	}
 	CHECK(!shoal_wire_type_name(0) && !shoal_wire_type_name(11) &&
 	      !shoal_wire_type_name(99),
@@ -148,6 +184,16 @@ static void test_refused(void)
 	CHECK(shoal_wire_parse(buf, n, n + 1400, MAX_MSG, &q) ==
 	      -SHOAL_WIRE_HDR_LEN, "a deadline flag with hdr_len 32: hdr_len");
 	buf[1] = 0;
+	buf[7] = SHOAL_O_ACK;
+	CHECK(shoal_wire_parse(buf, n, n + 1400, MAX_MSG, &q) ==
+	      -SHOAL_WIRE_HDR_LEN, "an ACK option with hdr_len 32: hdr_len");
+	buf[7] = 0x02;	/* an option we do not know: skipped */
+	buf[6] = 40;
+	CHECK(!shoal_wire_parse(buf, sizeof(buf), 40 + 1400, MAX_MSG, &q) &&
+	      !q.options && !q.ack_id && q.hdr_len == 40 && q.present == 1400,
+	      "option bit 0x02 in 8 bytes: not read, payload after them");
+	buf[7] = 0;
+	buf[6] = 32;
 	CHECK(shoal_wire_parse(buf, n, 32, MAX_MSG, &q) == 0 &&
 	      q.present == 0 && q.trimmed,
 	      "header only, payload_len 1400: trimmed to nothing, still DATA");
@@ -170,6 +216,12 @@ static void test_refused(void)
 	p.type = SHOAL_T_GRT;
 	p.flags = SHOAL_F_BOUNCED;
 	expect(&p, 0, SHOAL_WIRE_OK, "BOUNCED on a GRT");
+	p.type = SHOAL_T_CREDIT_REQ;
+	p.flags = 0;
+	p.options = SHOAL_O_ACK;
+	expect(&p, 0, SHOAL_WIRE_FLAGS, "an ACK option on a CREDIT_REQ");
+	p.type = SHOAL_T_ACK;
+	expect(&p, 0, SHOAL_WIRE_FLAGS, "an ACK option on an ACK");
 
 	p = data_pkt();
 	p.msg_len = 0;
