@@ -326,7 +326,7 @@ void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q)
 }
 
 /* Payload bytes of a full DATA packet to @dst: the path's MTU less the
- * headers, at most net.shoal.mss
+ * headers (with room for a folded ACK), at most net.shoal.mss
  */
 u32 shoal_path_mss(struct shoal_net *sn, const struct shoal_addr *dst)
 {
@@ -360,7 +360,7 @@ u32 shoal_path_mss(struct shoal_net *sn, const struct shoal_addr *dst)
 			dst_release(d);
 		}
 	}
-	hdr += sizeof(struct udphdr) + SHOAL_HDR_LEN;
+	hdr += sizeof(struct udphdr) + SHOAL_HDR_LEN + SHOAL_OPT_LEN;
 	if (mtu < hdr + SHOAL_MSS_MIN)
 		return SHOAL_MSS_MIN;
 	return min(mss, mtu - hdr);
