@@ -74,7 +74,7 @@ tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_
 
 # the load generator and the API examples: warning-free with -Wextra
 tools/shoal-perf: tools/shoal-perf.c include/uapi/linux/shoal.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $< -lm
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $< -lm -lpthread
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<

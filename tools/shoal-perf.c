@@ -28,6 +28,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -46,6 +47,8 @@
 #define DEF_RESP	8		/* bytes of a short response */
 #define DEF_OUTSTANDING	1024
 #define DEF_CONNS	8
+#define DEF_THREADS	2		/* the message server's */
+#define MAX_THREADS	64
 #define DEF_DRAIN_S	10.0
 #define RTT_PROBES	21
 #define MiB		(1024 * 1024)
@@ -215,7 +218,7 @@ static struct {
 	char wl_name[32];
 	double load, link_mbps, duration, drain;
 	uint64_t seed;
-	unsigned int max_out, conns, resp_size;
+	unsigned int max_out, conns, resp_size, threads;
 	bool echo, json;
 	double rtt_us;			/* > 0: given, not measured */
 	uint32_t mss, bdp;
@@ -231,6 +234,7 @@ static struct {
 	.max_out = DEF_OUTSTANDING,
 	.conns = DEF_CONNS,
 	.resp_size = DEF_RESP,
+	.threads = DEF_THREADS,
 };
 
 /* a Shoal message socket (SIRD or PL2), not TCP */
@@ -739,6 +743,12 @@ static struct {
 	uint64_t conns;
 } srv;
 
+/* the message server's threads count together */
+static void srv_add(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
 static void server_summary(void)
 {
 	int e;
@@ -757,44 +767,42 @@ static void server_summary(void)
 	fprintf(stderr, "\n");
 }
 
-static int server_msg(void)
-{
-	struct sockaddr_storage me = { .ss_family = (sa_family_t)o.family };
-	long max = sysctl_long("max_msg_len", 32L * MiB);
-	struct pollfd p;
-	uint8_t *buf = buf_alloc(max + 1);
-	int fd;
+/* One of the message server's threads: all read the one socket.  Each
+ * has its own buffer, so that a thread copying a message of many MB out
+ * of the kernel (tens of ms under emulation) does not hold up the small
+ * requests behind it: TCP's server reads a buffer at a time, and is
+ * never stuck in one copy that long.
+ */
+static int srv_fd = -1;
 
-	fd = msg_socket();
-	size_buffers(fd, 2 * max, 2 * max);
-	set_port(&me, o.port);
-	if (bind(fd, (struct sockaddr *)&me, o.family == AF_INET6 ?
-		 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)))
-		die("bind");
-	write_ready();
-	p.fd = fd;
-	p.events = POLLIN;
+static void *server_msg_loop(void *arg)
+{
+	long max = (long)(intptr_t)arg;
+	uint8_t *buf = buf_alloc(max + 1);
+	struct pollfd p = { .fd = srv_fd, .events = POLLIN };
+
 	while (!stop) {
 		struct sockaddr_storage from;
 		struct shoal_recv_info info;
 		socklen_t fromlen;
 		ssize_t n;
 
-		if (poll(&p, 1, -1) < 0) {
+		/* a signal wakes only one thread: the others see stop */
+		if (poll(&p, 1, 100) < 0) {
 			if (errno == EINTR)
 				continue;
 			die("poll");
 		}
-		while ((n = msg_recv(fd, buf, 1, MSG_ERRQUEUE, &info, NULL,
-				      NULL, NULL)) >= 0) {
-			srv.resp_failed++;
-			srv.errs[info.error > 0 && info.error < 256 ?
-				 info.error : 0]++;
+		while ((n = msg_recv(srv_fd, buf, 1, MSG_ERRQUEUE, &info,
+				      NULL, NULL, NULL)) >= 0) {
+			srv_add(&srv.resp_failed, 1);
+			srv_add(&srv.errs[info.error > 0 && info.error < 256 ?
+					  info.error : 0], 1);
 		}
 		for (;;) {
 			size_t rlen;
 
-			n = msg_recv(fd, buf, max + 1, 0, &info, &from,
+			n = msg_recv(srv_fd, buf, max + 1, 0, &info, &from,
 				      &fromlen, NULL);
 			if (n < 0) {
 				if (errno != EAGAIN && errno != EINTR)
@@ -802,27 +810,56 @@ static int server_msg(void)
 				break;
 			}
 			if (!(info.flags & SHOAL_MSG_REQUEST)) {
-				srv.other++;
+				srv_add(&srv.other, 1);
 				continue;
 			}
-			srv.requests++;
-			srv.req_bytes += n;
+			srv_add(&srv.requests, 1);
+			srv_add(&srv.req_bytes, (uint64_t)n);
 			rlen = o.echo ? (size_t)n : o.resp_size;
 			/* blocking: waits for room in SO_SNDBUF */
-			if (msg_send(fd, &from, fromlen, buf, rlen,
+			if (msg_send(srv_fd, &from, fromlen, buf, rlen,
 				      SHOAL_MSG_RESPONSE, info.id, NULL, 0) < 0) {
 				if (errno == EINTR && stop)
 					break;
-				srv.resp_failed++;
-				srv.errs[errno < 256 ? errno : 0]++;
+				srv_add(&srv.resp_failed, 1);
+				srv_add(&srv.errs[errno < 256 ? errno : 0], 1);
 				continue;
 			}
-			srv.responses++;
+			srv_add(&srv.responses, 1);
 		}
 	}
-	server_summary();
-	close(fd);
 	free(buf);
+	return NULL;
+}
+
+static int server_msg(void)
+{
+	struct sockaddr_storage me = { .ss_family = (sa_family_t)o.family };
+	long max = sysctl_long("max_msg_len", 32L * MiB);
+	pthread_t th[MAX_THREADS];
+	unsigned int i;
+	int err;
+
+	srv_fd = msg_socket();
+	size_buffers(srv_fd, 2 * max, 2 * max);
+	set_port(&me, o.port);
+	if (bind(srv_fd, (struct sockaddr *)&me, o.family == AF_INET6 ?
+		 sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in)))
+		die("bind");
+	for (i = 1; i < o.threads; i++) {
+		err = pthread_create(&th[i], NULL, server_msg_loop,
+				     (void *)(intptr_t)max);
+		if (err) {
+			errno = err;
+			die("pthread_create");
+		}
+	}
+	write_ready();
+	server_msg_loop((void *)(intptr_t)max);
+	for (i = 1; i < o.threads; i++)
+		pthread_join(th[i], NULL);
+	server_summary();
+	close(srv_fd);
 	return 0;
 }
 
@@ -1634,7 +1671,7 @@ static void usage(FILE *f)
 
 	fprintf(f,
 "usage: shoal-perf server [--port P] [--proto sird|pl2|tcp] [--echo]\n"
-"                         [--resp-size N] [-6] [--ready FILE]\n"
+"                         [--resp-size N] [--threads N] [-6] [--ready FILE]\n"
 "       shoal-perf client --server ADDR[:PORT] --workload W1..W5|fixed:N\n"
 "                         --load FRACTION --link-mbps M --duration S\n"
 "                         [--proto sird|pl2|tcp] [--json] [--seed N]\n"
@@ -1645,6 +1682,9 @@ static void usage(FILE *f)
 "  with as many bytes as the request had (--echo); runs until SIGINT or\n"
 "  SIGTERM, then prints its counts on stderr.  Port default %d; -6 binds\n"
 "  IPv6 (which also takes IPv4).  --ready FILE is created once it listens.\n"
+"  A message server reads with --threads threads (default %d), so that one\n"
+"  copying a long request out does not hold up the rest; TCP's is one loop\n"
+"  that reads a buffer at a time.\n"
 "client: open-loop Poisson requests offering FRACTION of M Mbit/s for S\n"
 "  seconds (then up to --drain seconds, default %g, for the last answers),\n"
 "  at most --max-outstanding (default %d) at once, later arrivals waiting\n"
@@ -1656,7 +1696,8 @@ static void usage(FILE *f)
 "  table on stderr.  Exit status 3 if any RPC failed or went unanswered.\n"
 "\n"
 "workloads (Homa's, SIRD's WKa-WKc):\n",
-		DEF_RESP, DEF_PORT, DEF_DRAIN_S, DEF_OUTSTANDING, DEF_CONNS);
+		DEF_RESP, DEF_PORT, DEF_THREADS, DEF_DRAIN_S, DEF_OUTSTANDING,
+		DEF_CONNS);
 	for (i = 0; i < sizeof(workloads) / sizeof(workloads[0]); i++) {
 		const struct workload *w = &workloads[i];
 
@@ -1696,6 +1737,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 'S' },
 		{ "max-outstanding", required_argument, NULL, 'o' },
 		{ "connections", required_argument, NULL, 'c' },
+		{ "threads", required_argument, NULL, 't' },
 		{ "rtt-us", required_argument, NULL, 'T' },
 		{ "mss", required_argument, NULL, 'M' },
 		{ "bdp", required_argument, NULL, 'B' },
@@ -1778,6 +1820,11 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			o.conns = (unsigned int)num(optarg, "--connections");
+			break;
+		case 't':
+			o.threads = (unsigned int)num(optarg, "--threads");
+			if (o.threads < 1 || o.threads > MAX_THREADS)
+				fail("%s", "--threads must be 1..64");
 			break;
 		case 'T':
 			o.rtt_us = num(optarg, "--rtt-us");
