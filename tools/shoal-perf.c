@@ -777,10 +777,16 @@ static int srv_fd = -1;
 
 static void *server_msg_loop(void *arg)
 {
+	/* exclusive: a message wakes one thread that waits, not all (and
+	 * not one busy copying)
+	 */
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLEXCLUSIVE };
 	long max = (long)(intptr_t)arg;
 	uint8_t *buf = buf_alloc(max + 1);
-	struct pollfd p = { .fd = srv_fd, .events = POLLIN };
+	int ep = epoll_create1(0);
 
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, srv_fd, &ev))
+		die("epoll");
 	while (!stop) {
 		struct sockaddr_storage from;
 		struct shoal_recv_info info;
@@ -788,10 +794,10 @@ static void *server_msg_loop(void *arg)
 		ssize_t n;
 
 		/* a signal wakes only one thread: the others see stop */
-		if (poll(&p, 1, 100) < 0) {
+		if (epoll_wait(ep, &ev, 1, 100) < 0) {
 			if (errno == EINTR)
 				continue;
-			die("poll");
+			die("epoll_wait");
 		}
 		while ((n = msg_recv(srv_fd, buf, 1, MSG_ERRQUEUE, &info,
 				      NULL, NULL, NULL)) >= 0) {
@@ -828,6 +834,7 @@ static void *server_msg_loop(void *arg)
 			srv_add(&srv.responses, 1);
 		}
 	}
+	close(ep);
 	free(buf);
 	return NULL;
 }

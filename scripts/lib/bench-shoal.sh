@@ -253,6 +253,7 @@ print("%s s of Poisson arrivals a run, the load split over the clients; p99: the
 print()
 runs = [l.split() for l in open(d + "/runs")]
 cells = {}
+wl_peak = {}	# (workload, link) -> protocol -> the highest peak (KB) over the loads
 for w, ld, p, link, name in runs:
     cs = clients(name)
     r = {"ok": len(cs) == n}
@@ -289,7 +290,6 @@ print(" peak, KB: the port's longest queue in packets, and in KB;")
 print(" marks, drops: CE marks and drops there)")
 ratios = {"peak_c": [], "peak_d": [], "gp": [], "a99_c": [], "a99_d": [], "p99_c": [], "p99_d": []}
 verdict = {"queue": [], "gp": [], "a99": []}
-wl_peak = {}	# (workload, link) -> protocol -> the highest peak (KB) over the loads
 for (w, ld, link), ps in cells.items():
     for p in ("sird", "cubic", "dctcp"):
         r = ps.get(p)
