@@ -104,6 +104,9 @@ struct shoal_cfg {
 	u32 sird_rate_mbps;	/* credit pacing (the downlink), 0: off */
 	u32 sird_tx_rate_mbps;	/* sender pacing (the uplink), 0: off */
 	u32 sird_fair_permille;	/* sender turns given to fair share */
+	u32 sird_pace_unsched;	/* unscheduled arrivals take the credit
+				 * pacer's downlink time too
+				 */
 	u32 pl2_k;		/* packets per burst, at most */
 	u32 pl2_t;		/* unsolicited below this slot, 0: never */
 	u32 pl2_rate_mbps;	/* the links' rate: the uplink's clock */

@@ -11,7 +11,9 @@
  * switch trimmed are asked for again by the same pacer, first, as RESENDs
  * that count as credit: no timeout is waited for, and the retransmissions
  * of an incast's trimmed packets come at the downlink's rate instead of
- * all at once into the queue that trimmed them.
+ * all at once into the queue that trimmed them.  The pacer's clock is
+ * the downlink's: unscheduled bytes that arrive move it on as grants do
+ * (net.shoal.sird_pace_unsched), so credit yields the link to them.
  * The arithmetic is sird_core.h's.
  *
  * Locking: see shoal_sird.h.  The pacer is a soft hrtimer (softirq
@@ -191,6 +193,13 @@ void shoal_credit_data(struct shoal_sird *sird, struct shoal_credit *c,
 	shoal_sird_cfg(sird->sn, &cfg);
 	spin_lock(&sird->lock);
 	sird_rx_sample(&cfg, &c->peer->rx, len, csn, ce, ktime_get_ns());
+	if (!sched && cfg.rate_bps &&
+	    READ_ONCE(sird->sn->cfg.sird_pace_unsched)) {
+		/* the downlink's clock: unscheduled bytes took its time too */
+		sird->next_ns = max_t(u64, sird->next_ns, ktime_get_ns()) +
+				sird_pace_ns(&cfg, len);
+		sird->unsched_paced += len;
+	}
 	if (sched && fresh) {
 		back = min(fresh, c->out);
 		shoal_credit_return(sird, c, back);
@@ -406,6 +415,7 @@ void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq)
 		   sird->b, wanting, sird->nr_peers, sird->granted);
 	seq_printf(seq, "reclaimed %llu\nresent %llu\npeers_freed %llu\n",
 		   sird->reclaimed, sird->resent, sird->peers_freed);
+	seq_printf(seq, "unsched_paced %llu\n", sird->unsched_paced);
 	seq_puts(seq, "# peer sb snd_bkt net_bkt snd_alpha net_alpha msgs\n");
 	for (i = 0; i < SHOAL_SIRD_PEER_HASH; i++)
 		hlist_for_each_entry(p, &sird->peers[i], node)

@@ -69,6 +69,7 @@ struct shoal_sird {
 	u64 granted;			/* statistics, under the lock */
 	u64 reclaimed;
 	u64 resent;			/* trimmed bytes asked for again */
+	u64 unsched_paced;		/* unscheduled bytes that moved next_ns */
 	u64 peers_freed;
 };
 

@@ -230,6 +230,14 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra2		= &shoal_pl2_timeout_max,
 	},
 	{
+		.procname	= "sird_pace_unsched",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= SYSCTL_ONE,
+	},
+	{
 		.procname	= "fold_acks",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
@@ -270,7 +278,8 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[19].data = &sn->cfg.pl2_slot_ns;
 	t[20].data = &sn->cfg.pl2_outstanding;
 	t[21].data = &sn->cfg.pl2_rsv_timeout_us;
-	t[22].data = &sn->cfg.fold_acks;
+	t[22].data = &sn->cfg.sird_pace_unsched;
+	t[23].data = &sn->cfg.fold_acks;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

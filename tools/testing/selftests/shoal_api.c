@@ -176,24 +176,40 @@ static long sysctl_read(const char *name)
 	return v;
 }
 
-/* Counter @name of /proc/net/shoal/stats, -1 if it is not there */
-static long shoal_stat(const char *name)
+/* The value on the line "@name value" of @path, -1 if there is none */
+static long proc_value(const char *path, const char *name)
 {
-	char key[64];
+	char line[256], key[64];
 	long v = -1;
 	long long n;
 	FILE *f;
 
-	f = fopen("/proc/net/shoal/stats", "r");
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	while (fscanf(f, "%63s %lld", key, &n) == 2)
-		if (!strcmp(key, name)) {
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", key, &n) == 2 &&
+		    !strcmp(key, name)) {
 			v = (long)n;
 			break;
 		}
 	fclose(f);
 	return v;
+}
+
+/* Counter @name of /proc/net/shoal/stats */
+static long shoal_stat(const char *name)
+{
+	return proc_value("/proc/net/shoal/stats", name);
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 +
+	       (t.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
 FIXTURE(pair) {
@@ -947,6 +963,62 @@ TEST_F(pair, folded_acks)
 	EXPECT_EQ(2 * n, shoal_stat("tx_ack") - tx_ack);
 	EXPECT_EQ(0, sysctl_write("fold_acks", fold));
 	EXPECT_EQ(0, sysctl_write("resend_ms", ms));
+}
+
+/* 10 unscheduled messages of 60 KB, then a scheduled one of 200 KB, with
+ * credit paced at 10 Mbit/s: the ms until the last arrived, and in
+ * *@paced the unscheduled bytes the pacer counted
+ */
+static long unsched_then_sched(struct __test_metadata *_metadata,
+			       FIXTURE_DATA(pair) *self, long *paced)
+{
+	static uint8_t msg[200000], buf[200001];
+	const char *sird = "/proc/net/shoal/sird";
+	long before = proc_value(sird, "unsched_paced");
+	struct shoal_recv_info info;
+	struct timespec t0;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < 10; i++)
+		EXPECT_EQ(60000, send_msg(self->cli, &self->to,
+					  sizeof(self->to), msg, 60000, NULL,
+					  0));
+	EXPECT_EQ(200000, send_msg(self->cli, &self->to, sizeof(self->to),
+				   msg, 200000, NULL, 0));
+	for (i = 0; i < 11; i++)
+		EXPECT_LT(0, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
+				      NULL, NULL));
+	*paced = proc_value(sird, "unsched_paced") - before;
+	return ms_since(&t0);
+}
+
+/* The credit pacer's clock is the downlink's: unscheduled bytes that
+ * arrive move it on as grants do (net.shoal.sird_pace_unsched), so a
+ * scheduled message behind 600 KB of unscheduled ones gets its credit
+ * only after their time at the rate: 800 KB at 10 Mbit/s is 640 ms
+ * before headers.  With the sysctl 0 its credit starts at once.
+ */
+TEST_F(pair, pace_unsched)
+{
+	long rate = sysctl_read("sird_rate_mbps");
+	long on = sysctl_read("sird_pace_unsched");
+	long ms_on, ms_off, paced_on, paced_off;
+
+	if (proto != IPPROTO_SIRD)
+		SKIP(return, "PL2 asks for no credit");
+	ASSERT_EQ(1, on) TH_LOG("sird_pace_unsched is on by default");
+	ASSERT_EQ(0, sysctl_write("sird_rate_mbps", 10));
+	ms_on = unsched_then_sched(_metadata, self, &paced_on);
+	ASSERT_EQ(0, sysctl_write("sird_pace_unsched", 0));
+	ms_off = unsched_then_sched(_metadata, self, &paced_off);
+	EXPECT_EQ(0, sysctl_write("sird_pace_unsched", on));
+	EXPECT_EQ(0, sysctl_write("sird_rate_mbps", rate));
+	TH_LOG("last arrival after %ld ms paced, %ld ms not", ms_on, ms_off);
+	EXPECT_EQ(600000, paced_on);
+	EXPECT_EQ(0, paced_off);
+	EXPECT_LE(640, ms_on);
+	EXPECT_LE(300, ms_on - ms_off);
 }
 
 /* PL2's sysctls change while bursts are in flight (K, the exchanges per
