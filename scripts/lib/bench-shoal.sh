@@ -330,22 +330,33 @@ print("  small-RPC rate per core  SIRD / TCP %.2fx" % rpc_ratio)
 print()
 
 # The paper's "max ToR queuing": per workload, the highest peak over the
-# load levels (its Table 5); SIRD's should be far below both TCPs'
-wl_ok = []
+# load levels (its Table 5), and over the workloads the mean of SIRD's
+# over each protocol's (its Table 4 averages normalised values): far
+# below is a mean of at most half of each TCP's, and never above either
+wl_half, wl_below, wl_ratio = [], [], {"cubic": [], "dctcp": []}
 line = []
 for (w, link), top in wl_peak.items():
-    if not all(p in top and top[p] >= 0 for p in ("sird", "cubic", "dctcp")):
+    if not all(p in top and top[p] > 0 for p in ("sird", "cubic", "dctcp")):
         continue
-    wl_ok.append(top["sird"] <= 0.5 * min(top["cubic"], top["dctcp"]))
+    for p in ("cubic", "dctcp"):
+        wl_ratio[p].append(top["sird"] / top[p])
+    wl_half.append(top["sird"] <= 0.5 * min(top["cubic"], top["dctcp"]))
+    wl_below.append(top["sird"] <= min(top["cubic"], top["dctcp"]))
     line.append("%s %.0f/%.0f/%.0f" % (w, top["sird"], top["cubic"], top["dctcp"]))
 print("peak queue per workload, the highest over its loads (KB, SIRD/cubic/DCTCP): " + ", ".join(line))
-print("peak queue at most half of both TCPs' in %d of %d cells" % (sum(verdict["queue"]), len(verdict["queue"])))
+mean = {p: statistics.mean(v) if v else 0 for p, v in wl_ratio.items()}
+print("  SIRD's over the workloads, mean: %.2fx cubic's, %.2fx DCTCP's; at most half of both"
+      " in %d of %d workloads, %d of %d cells" % (mean["cubic"], mean["dctcp"], sum(wl_half),
+      len(wl_half), sum(verdict["queue"]), len(verdict["queue"])))
 
 def goal(what, v, unit="cells"):
     ok = sum(v)
     print("goal: %s: %s (%d of %d %s)" % (what, "met" if v and ok == len(v) else "NOT met", ok, len(v), unit))
-goal("peak switch queue far below TCP's and DCTCP's (the paper's metric: each workload's"
-     " highest peak over its loads at most half of both TCPs')", wl_ok, "workloads")
+q_ok = bool(wl_below) and all(wl_below) and mean["cubic"] <= 0.5 and mean["dctcp"] <= 0.5
+print("goal: peak switch queue far below TCP's and DCTCP's (the paper's max ToR queuing: each"
+      " workload's highest peak over its loads, on average at most half of each TCP's and in no"
+      " workload above either): %s (%.2fx, %.2fx; below both in %d of %d workloads)" % (
+      "met" if q_ok else "NOT met", mean["cubic"], mean["dctcp"], sum(wl_below), len(wl_below)))
 goal("goodput within 10% of the best", verdict["gp"])
 goal("p99 slowdown of small messages (A) below TCP cubic's", verdict["a99"])
 PY
