@@ -767,14 +767,14 @@ static void server_summary(void)
 	fprintf(stderr, "\n");
 }
 
+static int srv_fd = -1;		/* the message server's socket */
+
 /* One of the message server's threads: all read the one socket.  Each
  * has its own buffer, so that a thread copying a message of many MB out
  * of the kernel (tens of ms under emulation) does not hold up the small
  * requests behind it: TCP's server reads a buffer at a time, and is
  * never stuck in one copy that long.
  */
-static int srv_fd = -1;
-
 static void *server_msg_loop(void *arg)
 {
 	/* exclusive: a message wakes one thread that waits, not all (and

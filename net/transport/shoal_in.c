@@ -209,7 +209,15 @@ static void shoal_imsg_keep(struct shoal_imsg *m, struct sk_buff *skb)
 	__skb_queue_head(&m->skbs, skb);
 }
 
-/* Send the ACK acks[@i] holds back, and forget it */
+/* Forget the ACK acks[@i] held back: it went */
+static void shoal_ack_drop(struct shoal_sock *ss, u32 i)
+{
+	ss->nr_acks--;
+	memmove(&ss->acks[i], &ss->acks[i + 1],
+		(ss->nr_acks - i) * sizeof(ss->acks[0]));
+}
+
+/* Send the ACK acks[@i] holds back in a packet of its own */
 static void shoal_ack_send(struct shoal_sock *ss, u32 i,
 			   struct sk_buff_head *q)
 {
@@ -217,7 +225,7 @@ static void shoal_ack_send(struct shoal_sock *ss, u32 i,
 
 	shoal_ctrl(ss->sn, ss->port, &a->dst, &a->local, SHOAL_T_ACK, a->id,
 		   SHOAL_F_RESPONSE, a->msg_len, 0, 0, q);
-	memmove(a, a + 1, (--ss->nr_acks - i) * sizeof(*a));
+	shoal_ack_drop(ss, i);
 }
 
 /* The ACK of response @m: a client's next request to the same server
@@ -255,12 +263,10 @@ bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
 	u32 i;
 
 	for (i = 0; i < ss->nr_acks; i++) {
-		struct shoal_ack_due *a = &ss->acks[i];
-
-		if (!shoal_addr_eq(&a->dst, dst))
+		if (!shoal_addr_eq(&ss->acks[i].dst, dst))
 			continue;
-		*id = a->id;
-		memmove(a, a + 1, (--ss->nr_acks - i) * sizeof(*a));
+		*id = ss->acks[i].id;
+		shoal_ack_drop(ss, i);
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKS_FOLDED);
 		return true;
 	}
