@@ -150,8 +150,38 @@ static void shoal_in_ctrl(struct shoal_sock *ss, struct shoal_imsg *m,
 			  u8 type, u32 offset, u32 word,
 			  struct sk_buff_head *q)
 {
-	shoal_ctrl(ss->sn, ss->port, &m->src, &m->local, type, m->id,
-		   m->name_flags, m->rx.msg_len, offset, word, q);
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = &m->src,
+			.saddr = &m->local,
+			.sport = ss->port,
+			.type = type,
+			.flags = m->name_flags,
+			.id = m->id,
+			.msg_len = m->rx.msg_len,
+			.offset = offset,
+			.word = word,
+		   }, q);
+}
+
+/* A reply of @type to @pkt from @src, about a message this socket may not
+ * hold, from @local
+ */
+static void shoal_in_reply(struct shoal_sock *ss,
+			   const struct shoal_wire_pkt *pkt,
+			   const struct shoal_addr *src,
+			   const struct in6_addr *local, u8 type, u32 word,
+			   struct sk_buff_head *q)
+{
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = src,
+			.saddr = local,
+			.sport = ss->port,
+			.type = type,
+			.flags = pkt->flags & SHOAL_F_NAME,
+			.id = pkt->msg_id,
+			.msg_len = pkt->msg_len,
+			.word = word,
+		   }, q);
 }
 
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
@@ -223,8 +253,15 @@ static void shoal_ack_send(struct shoal_sock *ss, u32 i,
 {
 	struct shoal_ack_due *a = &ss->acks[i];
 
-	shoal_ctrl(ss->sn, ss->port, &a->dst, &a->local, SHOAL_T_ACK, a->id,
-		   SHOAL_F_RESPONSE, a->msg_len, 0, 0, q);
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = &a->dst,
+			.saddr = &a->local,
+			.sport = ss->port,
+			.type = SHOAL_T_ACK,
+			.flags = SHOAL_F_RESPONSE,
+			.id = a->id,
+			.msg_len = a->msg_len,
+		   }, q);
 	shoal_ack_drop(ss, i);
 }
 
@@ -414,9 +451,8 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		 */
 		if (!probe)
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
-		shoal_ctrl(sn, ss->port, src, d ? &d->local : &m->local,
-			   SHOAL_T_ACK, pkt->msg_id, name, pkt->msg_len, 0, 0,
-			   q);
+		shoal_in_reply(ss, pkt, src, d ? &d->local : &m->local,
+			       SHOAL_T_ACK, 0, q);
 		goto drop;
 	}
 	if (!m && probe) {
@@ -424,16 +460,15 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		 * is not the one that did): no response will come
 		 */
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
-		shoal_ctrl(sn, ss->port, src, local, SHOAL_T_UNKNOWN,
-			   pkt->msg_id, name, pkt->msg_len, 0, ECONNRESET, q);
+		shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
+			       ECONNRESET, q);
 		goto drop;
 	}
 	if (!m) {
 		/* a message this socket could never hold is refused */
 		if (pkt->msg_len > READ_ONCE(ss->inet.sk.sk_rcvbuf) / 2) {
-			shoal_ctrl(sn, ss->port, src, local,
-				   SHOAL_T_UNKNOWN, pkt->msg_id, name,
-				   pkt->msg_len, 0, EMSGSIZE, q);
+			shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
+				       EMSGSIZE, q);
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 			goto drop;
 		}

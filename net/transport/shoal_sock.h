@@ -236,10 +236,6 @@ bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
 		    u64 *id);
 void shoal_ack_flush(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_done_init(struct shoal_sock *ss);
-void shoal_ctrl(struct shoal_net *sn, u16 sport,
-		const struct shoal_addr *dst, const struct in6_addr *saddr,
-		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,
-		u32 word, struct sk_buff_head *q);
 
 /* shoal_sock.c */
 void shoal_sock_arm(struct shoal_sock *ss);
