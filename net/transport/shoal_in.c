@@ -8,7 +8,8 @@
  * the scheduled bytes, and asks at once for what a switch trimmed (the
  * bytes are owed to its pacer); gaps the sender left are asked for after
  * two quiet intervals, then after 4, 8, ...  A complete message is
- * acknowledged and queued for recvmsg(); once read, its name alone (a
+ * acknowledged (a response's ACK may wait to ride on a request:
+ * shoal_ack.c) and queued for recvmsg(); once read, its name alone (a
  * struct shoal_done) is remembered for a while, so that a late packet of
  * it gets an ACK and not a new message.  A request read is remembered
  * until its response is acknowledged (or fails), however long the
@@ -237,84 +238,6 @@ static void shoal_imsg_keep(struct shoal_imsg *m, struct sk_buff *skb)
 			return;
 		}
 	__skb_queue_head(&m->skbs, skb);
-}
-
-/* Forget the ACK acks[@i] held back: it went */
-static void shoal_ack_drop(struct shoal_sock *ss, u32 i)
-{
-	ss->nr_acks--;
-	memmove(&ss->acks[i], &ss->acks[i + 1],
-		(ss->nr_acks - i) * sizeof(ss->acks[0]));
-}
-
-/* Send the ACK acks[@i] holds back in a packet of its own */
-static void shoal_ack_send(struct shoal_sock *ss, u32 i,
-			   struct sk_buff_head *q)
-{
-	struct shoal_ack_due *a = &ss->acks[i];
-
-	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
-			.dst = &a->dst,
-			.saddr = &a->local,
-			.sport = ss->port,
-			.type = SHOAL_T_ACK,
-			.flags = SHOAL_F_RESPONSE,
-			.id = a->id,
-			.msg_len = a->msg_len,
-		   }, q);
-	shoal_ack_drop(ss, i);
-}
-
-/* The ACK of response @m: a client's next request to the same server
- * usually follows at once, so the ACK waits to ride on its DATA
- * (SHOAL_O_ACK, Homa's way), and the path to the server carries one
- * packet an RPC, not two.  It waits until the socket's next tick at most
- * (half a resend interval: the server probes after two); a full table
- * sends its oldest.
- */
-static void shoal_ack_defer(struct shoal_sock *ss, struct shoal_imsg *m,
-			    struct sk_buff_head *q)
-{
-	struct shoal_ack_due *a;
-
-	if (!READ_ONCE(ss->sn->cfg.fold_acks)) {
-		shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
-		return;
-	}
-	if (ss->nr_acks == SHOAL_ACKS_DUE)
-		shoal_ack_send(ss, 0, q);
-	a = &ss->acks[ss->nr_acks++];
-	a->dst = m->src;
-	a->local = m->local;
-	a->id = m->id;
-	a->msg_len = m->rx.msg_len;
-}
-
-/* A DATA packet to @dst is being built: the ACK it carries, if one is
- * held back for that socket (*@id).  A packet lost with it leaves the
- * server to probe: the response's name still answers with an ACK.
- */
-bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
-		    u64 *id)
-{
-	u32 i;
-
-	for (i = 0; i < ss->nr_acks; i++) {
-		if (!shoal_addr_eq(&ss->acks[i].dst, dst))
-			continue;
-		*id = ss->acks[i].id;
-		shoal_ack_drop(ss, i);
-		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKS_FOLDED);
-		return true;
-	}
-	return false;
-}
-
-/* Every ACK held back goes now, in its own packet (a tick, close) */
-void shoal_ack_flush(struct shoal_sock *ss, struct sk_buff_head *q)
-{
-	while (ss->nr_acks)
-		shoal_ack_send(ss, 0, q);
 }
 
 static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
