@@ -32,9 +32,6 @@
  */
 #define SHOAL_DONE_LINGER(limit)	(2 * ((limit) + 1))
 
-/* Quiet intervals before a message of which nothing arrived is dropped */
-#define SHOAL_SILENT_EMPTY	3
-
 /* Messages a socket receives at once, at most (more are dropped, counted
  * in rx_drop_rcvbuf, and come again later)
  */
@@ -421,10 +418,34 @@ drop:
 	kfree_skb(skb);
 }
 
+/* Ask again for @m's gaps below @granted, quiet for 2, 4, 8, ...
+ * intervals: RESENDs, whose scheduled bytes count as credit
+ */
+static void shoal_in_resend(struct shoal_sock *ss, struct shoal_imsg *m,
+			    u32 granted, unsigned long ival,
+			    struct sk_buff_head *q)
+{
+	struct shoal_range r[8];
+	u32 i, n;
+
+	n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival, 0, r,
+			  ARRAY_SIZE(r));
+	for (i = 0; i < n; i++) {
+		shoal_in_ctrl(ss, m, SHOAL_T_RESEND, r[i].start,
+			      r[i].end - r[i].start, q);
+		if (r[i].end > m->unsched)
+			shoal_credit_resend(&ss->sn->sird, &m->credit,
+					    r[i].end -
+					    max(r[i].start, m->unsched));
+	}
+	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
+}
+
 /* A resend interval passed, under ss->lock: quiet messages give their
  * credit out back (it was lost) and ask for what is missing, or tell their
  * senders they wait for credit; messages whose sender went silent are
- * forgotten, and read ones old enough
+ * forgotten, and read ones old enough.  What each message is told is
+ * shoal_rx_tick()'s (shoal_msg_core.h).
  */
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 {
@@ -433,71 +454,41 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	unsigned long ival = msecs_to_jiffies(ms);
 	struct shoal_done *d, *dtmp;
 	struct shoal_imsg *m, *tmp;
-	struct shoal_range r[8];
-	u32 i, n, granted;
+	struct shoal_tick t;
+	u32 granted;
 
 	list_for_each_entry_safe(m, tmp, &ss->in_list, node) {
-		unsigned long last = m->heard;
-		unsigned long at = READ_ONCE(m->credit.granted_at);
+		struct shoal_credit *c = &m->credit;
+		unsigned long at = READ_ONCE(c->granted_at);
 
-		/* quiet: nothing arrived for an interval since the last
-		 * packet and since the last credit (data may wait in a queue)
-		 */
-		if (time_after(at, last)) {
-			last = at;
-			m->quiet = 0;	/* credit since: count afresh */
-		}
-		if (time_before(jiffies, last + ival))
-			continue;
-		m->heard = jiffies;
-		++m->quiet;
-		granted = READ_ONCE(m->credit.granted);
-		if (!granted || shoal_rx_has(&m->rx, 0, granted) ||
-		    READ_ONCE(m->credit.nr_owed)) {
-			/* all it was invited to send is here, or the pacer
-			 * owes it RESENDs: it waits for credit, which is not
-			 * its sender's silence; credit still counted out
-			 * after two intervals is stale (a RESEND's charge for
-			 * bytes that came anyway)
-			 */
-			if (m->quiet >= 2)
-				shoal_credit_reclaim(&ss->sn->sird,
-						     &m->credit);
-			m->silent = 0;
+		granted = READ_ONCE(c->granted);
+		t = shoal_rx_tick(&(struct shoal_tick_in){
+				.heard = m->heard,
+				.granted_at = at,
+				.quiet = m->quiet,
+				.silent = m->silent,
+				.granted = granted,
+				.owed = READ_ONCE(c->nr_owed),
+			  }, &m->rx, jiffies, ival, limit);
+		m->heard = t.heard;
+		m->quiet = t.quiet;
+		m->silent = t.silent;
+		if (t.reclaim)
+			shoal_credit_reclaim(&ss->sn->sird, c);
+		switch (t.act) {
+		case SHOAL_TICK_BUSY:
 			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
-			continue;
-		}
-		/* a message nothing of which ever came (a spoofed one?) is
-		 * given up soon: it must not make us a RESEND reflector
-		 */
-		if (++m->silent > (shoal_rx_received(&m->rx) ? limit :
-				   min(limit, SHOAL_SILENT_EMPTY))) {
+			break;
+		case SHOAL_TICK_FORGET:
 			shoal_imsg_free(ss, m);	/* the sender is gone */
-			continue;
+			break;
+		case SHOAL_TICK_RESEND:
+			shoal_in_resend(ss, m, granted, ival, q);
+			break;
+		case SHOAL_TICK_IDLE:
+		case SHOAL_TICK_WAIT:
+			break;
 		}
-		/* RESENDs after 2, 4, 8, ... quiet intervals: a lost RESEND
-		 * is repeated, and a forged message costs a few at most
-		 */
-		if (m->quiet < 2 || (m->quiet & (m->quiet - 1)))
-			continue;
-		/* one quiet interval may be a deep queue; after two, credit
-		 * still out is stranded (its data or the CREDIT was lost) or
-		 * held by a sender whose uplink is busy: it comes back only
-		 * as the RESENDs below ask for the same bytes again, so that
-		 * a busy sender is not given new bytes on top of what it holds
-		 */
-		shoal_credit_reclaim(&ss->sn->sird, &m->credit);
-		n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival,
-				  0, r, ARRAY_SIZE(r));
-		for (i = 0; i < n; i++) {
-			shoal_in_ctrl(ss, m, SHOAL_T_RESEND, r[i].start,
-				      r[i].end - r[i].start, q);
-			if (r[i].end > m->unsched)
-				shoal_credit_resend(&ss->sn->sird, &m->credit,
-						    r[i].end -
-						    max(r[i].start, m->unsched));
-		}
-		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
 	/* in the order they were heard of: the first one still young
 	 * ends the walk (requests waiting for their answer are passed by)
