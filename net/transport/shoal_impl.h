@@ -186,11 +186,31 @@ struct shoal_tx_cb {
 #define SHOAL_TX_CB(skb)	((struct shoal_tx_cb *)(skb)->cb)
 #define SHOAL_MSS_MIN		256	/* no DATA packet carries less */
 
+/* A control packet's fields, for shoal_ctrl(); the header's others are 0 */
+struct shoal_ctrl {
+	const struct shoal_addr *dst;	/* to its Shoal port */
+	const struct in6_addr *saddr;	/* from, NULL or any: the route's */
+	u16 sport;			/* the Shoal port it comes from */
+	u8 type;			/* SHOAL_T_* */
+	u8 flags;			/* SHOAL_F_*: the name's and others */
+	u64 id;				/* the message's */
+	u32 msg_len;
+	u32 offset;
+	u32 word;
+};
+
+/* shoal_pkt.c */
+struct sk_buff *shoal_pkt_alloc(const struct shoal_wire_pkt *p, u32 payload,
+				gfp_t gfp);
+void shoal_pkt_queue(struct sk_buff *skb, const struct shoal_addr *dst,
+		     const struct in6_addr *saddr, u8 type,
+		     struct sk_buff_head *q);
+void shoal_ctrl(struct shoal_net *sn, const struct shoal_ctrl *c,
+		struct sk_buff_head *q);
+
 /* shoal_udp.c */
 int shoal_udp_open(struct shoal_net *sn, int port);
 void shoal_udp_close(struct shoal_net *sn);
-struct sk_buff *shoal_pkt_alloc(const struct shoal_wire_pkt *p, u32 payload,
-				gfp_t gfp);
 void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
 		const struct in6_addr *saddr, struct sk_buff *skb, u8 type);
 void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q);

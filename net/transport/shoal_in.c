@@ -8,7 +8,8 @@
  * the scheduled bytes, and asks at once for what a switch trimmed (the
  * bytes are owed to its pacer); gaps the sender left are asked for after
  * two quiet intervals, then after 4, 8, ...  A complete message is
- * acknowledged and queued for recvmsg(); once read, its name alone (a
+ * acknowledged (a response's ACK may wait to ride on a request:
+ * shoal_ack.c) and queued for recvmsg(); once read, its name alone (a
  * struct shoal_done) is remembered for a while, so that a late packet of
  * it gets an ACK and not a new message.  A request read is remembered
  * until its response is acknowledged (or fails), however long the
@@ -30,9 +31,6 @@
  * message
  */
 #define SHOAL_DONE_LINGER(limit)	(2 * ((limit) + 1))
-
-/* Quiet intervals before a message of which nothing arrived is dropped */
-#define SHOAL_SILENT_EMPTY	3
 
 /* Messages a socket receives at once, at most (more are dropped, counted
  * in rx_drop_rcvbuf, and come again later)
@@ -150,8 +148,38 @@ static void shoal_in_ctrl(struct shoal_sock *ss, struct shoal_imsg *m,
 			  u8 type, u32 offset, u32 word,
 			  struct sk_buff_head *q)
 {
-	shoal_ctrl(ss->sn, ss->port, &m->src, &m->local, type, m->id,
-		   m->name_flags, m->rx.msg_len, offset, word, q);
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = &m->src,
+			.saddr = &m->local,
+			.sport = ss->port,
+			.type = type,
+			.flags = m->name_flags,
+			.id = m->id,
+			.msg_len = m->rx.msg_len,
+			.offset = offset,
+			.word = word,
+		   }, q);
+}
+
+/* A reply of @type to @pkt from @src, about a message this socket may not
+ * hold, from @local
+ */
+static void shoal_in_reply(struct shoal_sock *ss,
+			   const struct shoal_wire_pkt *pkt,
+			   const struct shoal_addr *src,
+			   const struct in6_addr *local, u8 type, u32 word,
+			   struct sk_buff_head *q)
+{
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = src,
+			.saddr = local,
+			.sport = ss->port,
+			.type = type,
+			.flags = pkt->flags & SHOAL_F_NAME,
+			.id = pkt->msg_id,
+			.msg_len = pkt->msg_len,
+			.word = word,
+		   }, q);
 }
 
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
@@ -207,77 +235,6 @@ static void shoal_imsg_keep(struct shoal_imsg *m, struct sk_buff *skb)
 			return;
 		}
 	__skb_queue_head(&m->skbs, skb);
-}
-
-/* Forget the ACK acks[@i] held back: it went */
-static void shoal_ack_drop(struct shoal_sock *ss, u32 i)
-{
-	ss->nr_acks--;
-	memmove(&ss->acks[i], &ss->acks[i + 1],
-		(ss->nr_acks - i) * sizeof(ss->acks[0]));
-}
-
-/* Send the ACK acks[@i] holds back in a packet of its own */
-static void shoal_ack_send(struct shoal_sock *ss, u32 i,
-			   struct sk_buff_head *q)
-{
-	struct shoal_ack_due *a = &ss->acks[i];
-
-	shoal_ctrl(ss->sn, ss->port, &a->dst, &a->local, SHOAL_T_ACK, a->id,
-		   SHOAL_F_RESPONSE, a->msg_len, 0, 0, q);
-	shoal_ack_drop(ss, i);
-}
-
-/* The ACK of response @m: a client's next request to the same server
- * usually follows at once, so the ACK waits to ride on its DATA
- * (SHOAL_O_ACK, Homa's way), and the path to the server carries one
- * packet an RPC, not two.  It waits until the socket's next tick at most
- * (half a resend interval: the server probes after two); a full table
- * sends its oldest.
- */
-static void shoal_ack_defer(struct shoal_sock *ss, struct shoal_imsg *m,
-			    struct sk_buff_head *q)
-{
-	struct shoal_ack_due *a;
-
-	if (!READ_ONCE(ss->sn->cfg.fold_acks)) {
-		shoal_in_ctrl(ss, m, SHOAL_T_ACK, 0, 0, q);
-		return;
-	}
-	if (ss->nr_acks == SHOAL_ACKS_DUE)
-		shoal_ack_send(ss, 0, q);
-	a = &ss->acks[ss->nr_acks++];
-	a->dst = m->src;
-	a->local = m->local;
-	a->id = m->id;
-	a->msg_len = m->rx.msg_len;
-}
-
-/* A DATA packet to @dst is being built: the ACK it carries, if one is
- * held back for that socket (*@id).  A packet lost with it leaves the
- * server to probe: the response's name still answers with an ACK.
- */
-bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
-		    u64 *id)
-{
-	u32 i;
-
-	for (i = 0; i < ss->nr_acks; i++) {
-		if (!shoal_addr_eq(&ss->acks[i].dst, dst))
-			continue;
-		*id = ss->acks[i].id;
-		shoal_ack_drop(ss, i);
-		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKS_FOLDED);
-		return true;
-	}
-	return false;
-}
-
-/* Every ACK held back goes now, in its own packet (a tick, close) */
-void shoal_ack_flush(struct shoal_sock *ss, struct sk_buff_head *q)
-{
-	while (ss->nr_acks)
-		shoal_ack_send(ss, 0, q);
 }
 
 static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
@@ -414,9 +371,8 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		 */
 		if (!probe)
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
-		shoal_ctrl(sn, ss->port, src, d ? &d->local : &m->local,
-			   SHOAL_T_ACK, pkt->msg_id, name, pkt->msg_len, 0, 0,
-			   q);
+		shoal_in_reply(ss, pkt, src, d ? &d->local : &m->local,
+			       SHOAL_T_ACK, 0, q);
 		goto drop;
 	}
 	if (!m && probe) {
@@ -424,16 +380,15 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		 * is not the one that did): no response will come
 		 */
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
-		shoal_ctrl(sn, ss->port, src, local, SHOAL_T_UNKNOWN,
-			   pkt->msg_id, name, pkt->msg_len, 0, ECONNRESET, q);
+		shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
+			       ECONNRESET, q);
 		goto drop;
 	}
 	if (!m) {
 		/* a message this socket could never hold is refused */
 		if (pkt->msg_len > READ_ONCE(ss->inet.sk.sk_rcvbuf) / 2) {
-			shoal_ctrl(sn, ss->port, src, local,
-				   SHOAL_T_UNKNOWN, pkt->msg_id, name,
-				   pkt->msg_len, 0, EMSGSIZE, q);
+			shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
+				       EMSGSIZE, q);
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 			goto drop;
 		}
@@ -463,10 +418,34 @@ drop:
 	kfree_skb(skb);
 }
 
+/* Ask again for @m's gaps below @granted, quiet for 2, 4, 8, ...
+ * intervals: RESENDs, whose scheduled bytes count as credit
+ */
+static void shoal_in_resend(struct shoal_sock *ss, struct shoal_imsg *m,
+			    u32 granted, unsigned long ival,
+			    struct sk_buff_head *q)
+{
+	struct shoal_range r[8];
+	u32 i, n;
+
+	n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival, 0, r,
+			  ARRAY_SIZE(r));
+	for (i = 0; i < n; i++) {
+		shoal_in_ctrl(ss, m, SHOAL_T_RESEND, r[i].start,
+			      r[i].end - r[i].start, q);
+		if (r[i].end > m->unsched)
+			shoal_credit_resend(&ss->sn->sird, &m->credit,
+					    r[i].end -
+					    max(r[i].start, m->unsched));
+	}
+	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
+}
+
 /* A resend interval passed, under ss->lock: quiet messages give their
  * credit out back (it was lost) and ask for what is missing, or tell their
  * senders they wait for credit; messages whose sender went silent are
- * forgotten, and read ones old enough
+ * forgotten, and read ones old enough.  What each message is told is
+ * shoal_rx_tick()'s (shoal_msg_core.h).
  */
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 {
@@ -475,71 +454,41 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	unsigned long ival = msecs_to_jiffies(ms);
 	struct shoal_done *d, *dtmp;
 	struct shoal_imsg *m, *tmp;
-	struct shoal_range r[8];
-	u32 i, n, granted;
+	struct shoal_tick t;
+	u32 granted;
 
 	list_for_each_entry_safe(m, tmp, &ss->in_list, node) {
-		unsigned long last = m->heard;
-		unsigned long at = READ_ONCE(m->credit.granted_at);
+		struct shoal_credit *c = &m->credit;
+		unsigned long at = READ_ONCE(c->granted_at);
 
-		/* quiet: nothing arrived for an interval since the last
-		 * packet and since the last credit (data may wait in a queue)
-		 */
-		if (time_after(at, last)) {
-			last = at;
-			m->quiet = 0;	/* credit since: count afresh */
-		}
-		if (time_before(jiffies, last + ival))
-			continue;
-		m->heard = jiffies;
-		++m->quiet;
-		granted = READ_ONCE(m->credit.granted);
-		if (!granted || shoal_rx_has(&m->rx, 0, granted) ||
-		    READ_ONCE(m->credit.nr_owed)) {
-			/* all it was invited to send is here, or the pacer
-			 * owes it RESENDs: it waits for credit, which is not
-			 * its sender's silence; credit still counted out
-			 * after two intervals is stale (a RESEND's charge for
-			 * bytes that came anyway)
-			 */
-			if (m->quiet >= 2)
-				shoal_credit_reclaim(&ss->sn->sird,
-						     &m->credit);
-			m->silent = 0;
+		granted = READ_ONCE(c->granted);
+		t = shoal_rx_tick(&(struct shoal_tick_in){
+				.heard = m->heard,
+				.granted_at = at,
+				.quiet = m->quiet,
+				.silent = m->silent,
+				.granted = granted,
+				.owed = READ_ONCE(c->nr_owed),
+			  }, &m->rx, jiffies, ival, limit);
+		m->heard = t.heard;
+		m->quiet = t.quiet;
+		m->silent = t.silent;
+		if (t.reclaim)
+			shoal_credit_reclaim(&ss->sn->sird, c);
+		switch (t.act) {
+		case SHOAL_TICK_BUSY:
 			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
-			continue;
-		}
-		/* a message nothing of which ever came (a spoofed one?) is
-		 * given up soon: it must not make us a RESEND reflector
-		 */
-		if (++m->silent > (shoal_rx_received(&m->rx) ? limit :
-				   min(limit, SHOAL_SILENT_EMPTY))) {
+			break;
+		case SHOAL_TICK_FORGET:
 			shoal_imsg_free(ss, m);	/* the sender is gone */
-			continue;
+			break;
+		case SHOAL_TICK_RESEND:
+			shoal_in_resend(ss, m, granted, ival, q);
+			break;
+		case SHOAL_TICK_IDLE:
+		case SHOAL_TICK_WAIT:
+			break;
 		}
-		/* RESENDs after 2, 4, 8, ... quiet intervals: a lost RESEND
-		 * is repeated, and a forged message costs a few at most
-		 */
-		if (m->quiet < 2 || (m->quiet & (m->quiet - 1)))
-			continue;
-		/* one quiet interval may be a deep queue; after two, credit
-		 * still out is stranded (its data or the CREDIT was lost) or
-		 * held by a sender whose uplink is busy: it comes back only
-		 * as the RESENDs below ask for the same bytes again, so that
-		 * a busy sender is not given new bytes on top of what it holds
-		 */
-		shoal_credit_reclaim(&ss->sn->sird, &m->credit);
-		n = shoal_rx_gaps(&m->rx, granted, get_jiffies_64(), ival,
-				  0, r, ARRAY_SIZE(r));
-		for (i = 0; i < n; i++) {
-			shoal_in_ctrl(ss, m, SHOAL_T_RESEND, r[i].start,
-				      r[i].end - r[i].start, q);
-			if (r[i].end > m->unsched)
-				shoal_credit_resend(&ss->sn->sird, &m->credit,
-						    r[i].end -
-						    max(r[i].start, m->unsched));
-		}
-		shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 	}
 	/* in the order they were heard of: the first one still young
 	 * ends the walk (requests waiting for their answer are passed by)

@@ -2,8 +2,9 @@
 /*
  * Bookkeeping of one message in flight, shared by the SIRD and PL2
  * endpoints of shoal.ko: on the receiver, which byte ranges arrived and
- * which missing ones were asked for when; on the sender, what to send next
- * (resend requests first, then new data up to the authorised offset).
+ * which missing ones were asked for when, and what each resend interval
+ * does with a quiet message; on the sender, what to send next (resend
+ * requests first, then new data up to the authorised offset).
  *
  * Plain C, no kernel calls and no allocation: each state is a fixed-size
  * struct embedded in the message, and every operation is O(entries) of its
@@ -12,7 +13,8 @@
  * locks: the caller serialises all calls on one state (the message's
  * lock).  Offsets and lengths are u32 (a message has
  * at most 2^32 - 1 bytes); times are u64 of one monotonic clock in any unit
- * the caller likes, the resend interval in the same unit.
+ * the caller likes, the resend interval in the same unit (the resend
+ * tick's are its tick clock's, which may wrap: see there).
  */
 #ifndef _SHOAL_MSG_CORE_H
 #define _SHOAL_MSG_CORE_H
@@ -371,6 +373,123 @@ static inline u32 shoal_owed_take(struct shoal_range *r, u32 *n, u32 len,
 		(*n)--;
 	}
 	return l;
+}
+
+/* ---- receiver: what a resend tick does with a message ---- */
+
+/* Every resend interval the receiver's timer looks at each message it is
+ * receiving.  A message nothing arrived for during an interval, since its
+ * last new bytes and since its last credit, is quiet; each quiet interval
+ * it is told one of these.  Times here are the caller's tick clock
+ * (jiffies): unsigned long, compared as time_before() does, so that the
+ * clock may wrap.
+ */
+enum shoal_tick_act {
+	SHOAL_TICK_IDLE,	/* not quiet: nothing to do */
+	SHOAL_TICK_BUSY,	/* it waits for credit: tell its sender */
+	SHOAL_TICK_FORGET,	/* its sender went silent: free it */
+	SHOAL_TICK_WAIT,	/* quiet, but no RESEND this interval */
+	SHOAL_TICK_RESEND,	/* ask for its gaps below what was granted */
+};
+
+/* Silent intervals after which a message of which nothing ever arrived
+ * is forgotten, if the caller's limit is not lower: a forged CREDIT_REQ
+ * must not make the receiver send RESENDs to a victim for long
+ */
+#define SHOAL_SILENT_EMPTY	3
+
+/* A message as the tick sees it */
+struct shoal_tick_in {
+	unsigned long heard;	/* its last new bytes, or the last tick
+				 * that found it quiet
+				 */
+	unsigned long granted_at;	/* its last credit */
+	u32 quiet;		/* quiet intervals in a row */
+	u32 silent;		/* of which data was expected */
+	u32 granted;		/* credit given: [0, granted) was invited */
+	bool owed;		/* RESENDs owed it by the credit pacer */
+};
+
+/* What to do with it, and its heard, quiet and silent after the tick */
+struct shoal_tick {
+	enum shoal_tick_act act;
+	bool reclaim;		/* first take back the credit it has out */
+	unsigned long heard;
+	u32 quiet;
+	u32 silent;
+};
+
+static inline bool shoal_tick_before(unsigned long a, unsigned long b)
+{
+	return (long)(a - b) < 0;
+}
+
+/* The tick at @now for message @in whose received bytes are @rx, with a
+ * resend interval of @ival and @limit silent intervals before a message
+ * is forgotten (net.shoal.timeout_resends)
+ */
+static inline struct shoal_tick
+shoal_rx_tick(const struct shoal_tick_in *in, const struct shoal_rx_ranges *rx,
+	      unsigned long now, unsigned long ival, u32 limit)
+{
+	struct shoal_tick t = {
+		.act = SHOAL_TICK_IDLE,
+		.heard = in->heard,
+		.quiet = in->quiet,
+		.silent = in->silent,
+	};
+	unsigned long last = in->heard;
+	u32 most;
+
+	/* data may wait in a queue behind credit: the interval runs from
+	 * the later of the last news and the last credit, and credit since
+	 * the last news starts the count of quiet intervals afresh
+	 */
+	if (shoal_tick_before(in->heard, in->granted_at)) {
+		last = in->granted_at;
+		t.quiet = 0;
+	}
+	if (shoal_tick_before(now, last + ival))
+		return t;
+	t.heard = now;
+	t.quiet++;
+	/* all it was invited to send is here, or the pacer owes it RESENDs:
+	 * it waits for credit, which is not its sender's silence; credit
+	 * still counted out after two intervals is stale (a RESEND's charge
+	 * for bytes that came anyway)
+	 */
+	if (!in->granted || shoal_rx_has(rx, 0, in->granted) || in->owed) {
+		t.act = SHOAL_TICK_BUSY;
+		t.reclaim = t.quiet >= 2;
+		t.silent = 0;
+		return t;
+	}
+	/* a message nothing of which ever came (a spoofed one?) is given
+	 * up soon: it must not make us a RESEND reflector
+	 */
+	most = shoal_rx_received(rx) ? limit :
+				       shoal_msg_min(limit, SHOAL_SILENT_EMPTY);
+	if (++t.silent > most) {
+		t.act = SHOAL_TICK_FORGET;
+		return t;
+	}
+	/* RESENDs after 2, 4, 8, ... quiet intervals: a lost RESEND is
+	 * repeated, and a forged message costs a few at most.  No cap: the
+	 * message is forgotten first, after @limit silent intervals.
+	 */
+	if (t.quiet < 2 || (t.quiet & (t.quiet - 1))) {
+		t.act = SHOAL_TICK_WAIT;
+		return t;
+	}
+	/* one quiet interval may be a deep queue; after two, credit still
+	 * out is stranded (its data or the CREDIT was lost) or held by a
+	 * sender whose uplink is busy: it comes back only as the RESENDs ask
+	 * for the same bytes again, so that a busy sender is not given new
+	 * bytes on top of what it holds
+	 */
+	t.act = SHOAL_TICK_RESEND;
+	t.reclaim = true;
+	return t;
 }
 
 /* ---- sender: what to send next ---- */

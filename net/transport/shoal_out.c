@@ -130,32 +130,23 @@ static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 	sk_error_report(&ss->inet.sk);
 }
 
-/* A control packet about a message, queued on @q */
-void shoal_ctrl(struct shoal_net *sn, u16 sport,
-		const struct shoal_addr *dst, const struct in6_addr *saddr,
-		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,
-		u32 word, struct sk_buff_head *q)
+/* @m's CREDIT_REQ with @flags (its name's, and SHOAL_F_RETX for a
+ * request's probe): credit is asked for from where its unscheduled bytes
+ * end
+ */
+static void shoal_omsg_credit_req(struct shoal_sock *ss,
+				  const struct shoal_omsg *m, u8 flags,
+				  struct sk_buff_head *q)
 {
-	struct shoal_wire_pkt p = {
-		.type = type,
-		.flags = name_flags,
-		.sport = sport,
-		.dport = dst->port,
-		.msg_id = id,
-		.msg_len = msg_len,
-		.offset = offset,
-		.word = word,
-	};
-	struct sk_buff *skb = shoal_pkt_alloc(&p, 0, GFP_ATOMIC);
-
-	if (!skb) {
-		shoal_stat_inc(sn, SHOAL_STAT_TX_DROP_NOMEM);
-		return;
-	}
-	SHOAL_TX_CB(skb)->dst = *dst;
-	SHOAL_TX_CB(skb)->saddr = saddr ? *saddr : in6addr_any;
-	SHOAL_TX_CB(skb)->type = type;
-	__skb_queue_tail(q, skb);
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = &m->dst,
+			.sport = ss->port,
+			.type = SHOAL_T_CREDIT_REQ,
+			.flags = flags,
+			.id = m->id,
+			.msg_len = m->len,
+			.offset = m->unsched,
+		   }, q);
 }
 
 /* One DATA packet of @m with @flags (SHOAL_F_SCHED, _RETX, _CSN) on @q;
@@ -186,10 +177,7 @@ bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
 		return false;
 	}
 	skb_put_data(skb, m->data + off, len);
-	SHOAL_TX_CB(skb)->dst = m->dst;
-	SHOAL_TX_CB(skb)->saddr = in6addr_any;
-	SHOAL_TX_CB(skb)->type = SHOAL_T_DATA;
-	__skb_queue_tail(q, skb);
+	shoal_pkt_queue(skb, &m->dst, NULL, SHOAL_T_DATA, q);
 	if (flags & SHOAL_F_RETX)
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RETX_PACKETS);
 	return true;
@@ -225,9 +213,7 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	}
 	if (!m->announced) {
 		m->announced = true;
-		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
-			   SHOAL_T_CREDIT_REQ, m->id, m->name_flags, m->len,
-			   m->unsched, 0, q);
+		shoal_omsg_credit_req(ss, m, m->name_flags, q);
 	}
 	while (paced && budget &&
 	       shoal_tx_next_unsched(&m->tx, m->unsched, min(m->mss, budget),
@@ -413,9 +399,15 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
 		/* a receiver still asking forgets the message */
 		if (pkt->type == SHOAL_T_CREDIT || pkt->type == SHOAL_T_RESEND)
-			shoal_ctrl(sn, ss->port, src, NULL, SHOAL_T_ABORT,
-				   pkt->msg_id, pkt->flags & SHOAL_F_NAME,
-				   pkt->msg_len, 0, ECANCELED, q);
+			shoal_ctrl(sn, &(struct shoal_ctrl){
+					.dst = src,
+					.sport = ss->port,
+					.type = SHOAL_T_ABORT,
+					.flags = pkt->flags & SHOAL_F_NAME,
+					.id = pkt->msg_id,
+					.msg_len = pkt->msg_len,
+					.word = ECANCELED,
+				   }, q);
 		return;
 	}
 	if (pkt->msg_len != m->len) {
@@ -482,10 +474,7 @@ static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 		/* RETX: a server without the request must not take this
 		 * for the start of a new one
 		 */
-		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
-			   SHOAL_T_CREDIT_REQ, m->id,
-			   m->name_flags | SHOAL_F_RETX, m->len, m->unsched,
-			   0, q);
+		shoal_omsg_credit_req(ss, m, m->name_flags | SHOAL_F_RETX, q);
 	}
 	return freed;
 }
@@ -525,9 +514,7 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		 * answered (it may have nothing of it), none after (data
 		 * without credit would add to the queue of a busy receiver)
 		 */
-		shoal_ctrl(ss->sn, ss->port, &m->dst, NULL,
-			   SHOAL_T_CREDIT_REQ, m->id, m->name_flags, m->len,
-			   m->unsched, 0, q);
+		shoal_omsg_credit_req(ss, m, m->name_flags, q);
 		if (!m->answered) {
 			shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
 			shoal_omsg_push(ss, m, q);

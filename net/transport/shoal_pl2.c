@@ -204,8 +204,16 @@ static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 {
 	struct shoal_addr to = { .ip = b->dst->ip, .port = b->dport };
 
-	shoal_ctrl(ss->sn, ss->port, &to, NULL, SHOAL_T_RSV, b->msg_id,
-		   b->name_flags, b->msg_len, b->offset, b->demand, q);
+	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
+			.dst = &to,
+			.sport = ss->port,
+			.type = SHOAL_T_RSV,
+			.flags = b->name_flags,
+			.id = b->msg_id,
+			.msg_len = b->msg_len,
+			.offset = b->offset,
+			.word = b->demand,
+		   }, q);
 	b->rsv_ns = now;
 	shoal_pl2_time(ss, b, now, shoal_pl2_timeout_ns(ss->sn));
 }
@@ -497,8 +505,15 @@ void shoal_pl2_answer(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
 {
 	struct shoal_addr to = { .ip = src->ip, .port = pkt->dport };
 
-	shoal_ctrl(sn, pkt->sport, &to, local, SHOAL_T_GRT, pkt->msg_id,
-		   (pkt->flags & SHOAL_F_NAME) | SHOAL_F_BOUNCED, pkt->msg_len,
-		   pkt->offset, 0, q);
+	shoal_ctrl(sn, &(struct shoal_ctrl){
+			.dst = &to,
+			.saddr = local,
+			.sport = pkt->sport,
+			.type = SHOAL_T_GRT,
+			.flags = (pkt->flags & SHOAL_F_NAME) | SHOAL_F_BOUNCED,
+			.id = pkt->msg_id,
+			.msg_len = pkt->msg_len,
+			.offset = pkt->offset,
+		   }, q);
 	shoal_stat_inc(sn, SHOAL_STAT_PL2_RSV_ANSWERED);
 }

@@ -309,6 +309,24 @@ static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 	return best;
 }
 
+/* A CREDIT or RESEND to @m's sender, queued on @q */
+static void shoal_sird_ctrl(struct shoal_sird *sird, struct shoal_imsg *m,
+			    u8 type, u32 offset, u32 word,
+			    struct sk_buff_head *q)
+{
+	shoal_ctrl(sird->sn, &(struct shoal_ctrl){
+			.dst = &m->src,
+			.saddr = &m->local,
+			.sport = m->credit.ss->port,
+			.type = type,
+			.flags = m->name_flags,
+			.id = m->id,
+			.msg_len = m->credit.msg_len,
+			.offset = offset,
+			.word = word,
+		   }, q);
+}
+
 static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 {
 	struct shoal_sird *sird = container_of(t, struct shoal_sird, pacer);
@@ -346,16 +364,12 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		if (c->nr_owed) {
 			/* a trimmed range first: ask for its next piece */
 			n = shoal_owed_take(c->owed, &c->nr_owed, n, &off);
-			shoal_ctrl(sird->sn, c->ss->port, &m->src,
-				   &m->local, SHOAL_T_RESEND, m->id,
-				   m->name_flags, c->msg_len, off, n, &q);
+			shoal_sird_ctrl(sird, m, SHOAL_T_RESEND, off, n, &q);
 			sird->resent += n;
 		} else {
 			WRITE_ONCE(c->granted, c->granted + n);
-			shoal_ctrl(sird->sn, c->ss->port, &m->src,
-				   &m->local, SHOAL_T_CREDIT, m->id,
-				   m->name_flags, c->msg_len, c->granted, n,
-				   &q);
+			shoal_sird_ctrl(sird, m, SHOAL_T_CREDIT, c->granted,
+					n, &q);
 		}
 		WRITE_ONCE(c->granted_at, jiffies);
 		shoal_credit_want(sird, c);

@@ -220,10 +220,16 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		if (pkt->type == SHOAL_T_DATA ||
 		    pkt->type == SHOAL_T_CREDIT_REQ ||
 		    pkt->type == SHOAL_T_RSV)
-			shoal_ctrl(sn, pkt->dport, src, local,
-				   SHOAL_T_UNKNOWN, pkt->msg_id,
-				   pkt->flags & SHOAL_F_NAME, pkt->msg_len, 0,
-				   ECONNREFUSED, &q);
+			shoal_ctrl(sn, &(struct shoal_ctrl){
+					.dst = src,
+					.saddr = local,
+					.sport = pkt->dport,
+					.type = SHOAL_T_UNKNOWN,
+					.flags = pkt->flags & SHOAL_F_NAME,
+					.id = pkt->msg_id,
+					.msg_len = pkt->msg_len,
+					.word = ECONNREFUSED,
+				   }, &q);
 		kfree_skb(skb);
 		shoal_xmit_list(sn, &q);
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * shoal.ko: the sockets and the messages they send and receive
- * (shoal_sock.c, shoal_out.c, shoal_in.c).
+ * (shoal_sock.c, shoal_out.c, shoal_in.c, shoal_ack.c).
  *
  * Locking: each socket has one spinlock, ss->lock, taken with bottom
  * halves off in process context and plainly in softirq context (the
@@ -22,19 +22,11 @@
 #include <linux/timer.h>
 #include <net/inet_sock.h>
 
+#include "shoal_ack.h"
 #include "shoal_impl.h"
 #include "shoal_msg_core.h"
 
 #define SHOAL_MSG_HASH		64
-#define SHOAL_ACKS_DUE		8	/* responses' ACKs held back, at most */
-
-/* A response's ACK held back to ride on the next DATA to its sender */
-struct shoal_ack_due {
-	struct shoal_addr dst;		/* the response's sender */
-	struct in6_addr local;		/* where it came to: the ACK's source */
-	u64 id;
-	u32 msg_len;
-};
 
 struct shoal_sock {
 	struct inet_sock inet;		/* first: inet_create() */
@@ -232,14 +224,7 @@ void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 		   struct shoal_done *d, bool delivered);
 void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d);
-bool shoal_ack_take(struct shoal_sock *ss, const struct shoal_addr *dst,
-		    u64 *id);
-void shoal_ack_flush(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_done_init(struct shoal_sock *ss);
-void shoal_ctrl(struct shoal_net *sn, u16 sport,
-		const struct shoal_addr *dst, const struct in6_addr *saddr,
-		u8 type, u64 id, u8 name_flags, u32 msg_len, u32 offset,
-		u32 word, struct sk_buff_head *q);
 
 /* shoal_sock.c */
 void shoal_sock_arm(struct shoal_sock *ss);

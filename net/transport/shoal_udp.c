@@ -194,29 +194,6 @@ void shoal_udp_close(struct shoal_net *sn)
 	sn->sock = NULL;
 }
 
-/* Room before a packet's Shoal header for UDP, IP and the link */
-#define SHOAL_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
-			 sizeof(struct udphdr))
-
-/* A packet with header @p and room for @payload bytes, which the caller
- * adds with skb_put_data(); NULL without memory
- */
-struct sk_buff *shoal_pkt_alloc(const struct shoal_wire_pkt *p, u32 payload,
-				gfp_t gfp)
-{
-	struct sk_buff *skb;
-	u8 hdr[SHOAL_HDR_MAX];
-	u32 n;
-
-	n = shoal_wire_build(hdr, p);
-	skb = alloc_skb(SHOAL_HEADROOM + n + payload, gfp);
-	if (!skb)
-		return NULL;
-	skb_reserve(skb, SHOAL_HEADROOM);
-	skb_put_data(skb, hdr, n);
-	return skb;
-}
-
 /* DSCP CS6 for control packets, DSCP 0 with ECT(0) for data
  * (Documentation/wire.md)
  */
@@ -282,7 +259,7 @@ static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
 	return 0;
 }
 
-/* Send @skb (a packet of @type from shoal_pkt_alloc()) to @dst's Shoal
+/* Send @skb (a packet of @type from shoal_pkt.c) to @dst's Shoal
  * port, from @saddr (NULL or any: the route's choice); it is consumed, and
  * counted as sent or dropped
  */

@@ -11,7 +11,14 @@
  *    never past the authorised offset or msg_len, new data only once every
  *    request was resent, no request ever forgotten, a bounded queue;
  *  - both ends over a lossy network (drops, trims, duplicates, reordering)
- *    that heals: the message must then complete within a bounded time.
+ *    that heals: the message must then complete within a bounded time;
+ *  - the receiver's resend tick over a message's life (time passing, new
+ *    bytes, probes, credit, owed RESENDs) on a clock that may wrap,
+ *    against a model on a clock that does not: the action it must be,
+ *    the counters it must leave, RESENDs only at quiet 2, 4, 8, ... and
+ *    never for a message whose granted bytes all came, forgotten exactly
+ *    after the limit's silent intervals and never while it waits for
+ *    credit.
  * Any violation aborts.  A libFuzzer target with -DSHOAL_LIBFUZZER,
  * otherwise a seeded driver.
  */
@@ -40,6 +47,13 @@ static u32 get16(struct in *in)
 	u32 v = get8(in);
 
 	return v << 8 | get8(in);
+}
+
+static u32 get32(struct in *in)
+{
+	u32 v = get16(in);
+
+	return v << 16 | get16(in);
 }
 
 #define FAIL(...)							\
@@ -510,21 +524,173 @@ static void fuzz_loop(struct in *in)
 	}
 }
 
+/* ---- the receiver's resend tick against a model ---- */
+
+/* The model keeps true times (u64, from 0, never wrapping); the tick sees
+ * them from @base on, an unsigned long that may wrap
+ */
+struct tick_model {
+	u64 now, heard, granted_at;
+	u32 quiet, silent;
+};
+
+static bool pow2(u32 q)
+{
+	return q && !(q & (q - 1));
+}
+
+/* Bytes of [0, upto) that arrived */
+static u32 rx_below(const struct shoal_rx_ranges *rx, u32 upto)
+{
+	u32 i, sum = 0;
+
+	for (i = 0; i < rx->nr; i++)
+		sum += shoal_range_overlap(&rx->rcv[i], 0, upto);
+	return sum;
+}
+
+/* One tick: what shoal_rx_tick() says against what the model says it
+ * must; the model moves on as the caller's counters would
+ */
+static enum shoal_tick_act tick_step(struct tick_model *m,
+				     struct shoal_tick_in *in,
+				     const struct shoal_rx_ranges *rx,
+				     unsigned long base, u64 ival, u32 limit)
+{
+	bool since = m->granted_at > m->heard;
+	u64 last = since ? m->granted_at : m->heard;
+	bool waits = !in->granted || in->owed ||
+		     rx_below(rx, in->granted) == in->granted;
+	u32 most = rx->received ? limit :
+		   (limit < SHOAL_SILENT_EMPTY ? limit : SHOAL_SILENT_EMPTY);
+	struct shoal_tick t;
+
+	in->heard = base + m->heard;
+	in->granted_at = base + m->granted_at;
+	in->quiet = m->quiet;
+	in->silent = m->silent;
+	t = shoal_rx_tick(in, rx, base + m->now, ival, limit);
+	if (t.act > SHOAL_TICK_RESEND)
+		FAIL("tick: action %d", t.act);
+	if (since)
+		m->quiet = 0;
+	if (m->now - last < ival) {
+		if (t.act != SHOAL_TICK_IDLE || t.reclaim ||
+		    t.heard != in->heard || t.quiet != m->quiet ||
+		    t.silent != m->silent)
+			FAIL("tick: %llu of %llu since the news: act %d",
+			     (unsigned long long)(m->now - last),
+			     (unsigned long long)ival, t.act);
+		return t.act;
+	}
+	m->heard = m->now;
+	m->quiet++;
+	if (t.heard != base + m->now || t.quiet != m->quiet)
+		FAIL("tick: quiet %u heard %lu, model %u %lu", t.quiet,
+		     t.heard, m->quiet, (unsigned long)(base + m->now));
+	if (waits) {
+		m->silent = 0;
+		if (t.act != SHOAL_TICK_BUSY || t.silent ||
+		    t.reclaim != (m->quiet >= 2))
+			FAIL("tick: waits for credit, act %d reclaim %d",
+			     t.act, t.reclaim);
+		return t.act;
+	}
+	if (t.act == SHOAL_TICK_BUSY)
+		FAIL("tick: BUSY with granted bytes missing");
+	m->silent++;
+	if (t.silent != m->silent)
+		FAIL("tick: silent %u, model %u", t.silent, m->silent);
+	if (m->silent > most) {
+		if (t.act != SHOAL_TICK_FORGET || t.reclaim)
+			FAIL("tick: silent %u of %u, act %d", m->silent, most,
+			     t.act);
+		return t.act;
+	}
+	if (t.act == SHOAL_TICK_FORGET)
+		FAIL("tick: forgotten at silent %u of %u", m->silent, most);
+	if ((t.act == SHOAL_TICK_RESEND) != (m->quiet >= 2 && pow2(m->quiet)))
+		FAIL("tick: act %d at quiet %u", t.act, m->quiet);
+	if (t.reclaim != (t.act == SHOAL_TICK_RESEND))
+		FAIL("tick: reclaim %d with act %d", t.reclaim, t.act);
+	if (t.act == SHOAL_TICK_RESEND &&
+	    (shoal_rx_complete(rx) || rx_below(rx, in->granted) >= in->granted))
+		FAIL("tick: RESEND with every granted byte here");
+	return t.act;
+}
+
+static void fuzz_tick(struct in *in)
+{
+	u32 len = 1 + get16(in) % MAXLEN, limit = get8(in) % 64;
+	u64 ival = 1 + get8(in) % 50;
+	struct shoal_tick_in s = { .granted = 0 };
+	struct tick_model m = { .now = 0 };
+	struct shoal_rx_ranges rx;
+	unsigned long base;
+	u32 off, l, step;
+
+	/* a clock anywhere, near its wrap a quarter of the time */
+	base = get32(in);
+	base = base << 16 << 16 | get32(in);
+	if (get8(in) % 4 == 0)
+		base = ~0UL - get16(in);
+	/* counters from anywhere, at times: they wrap as the caller's do */
+	if (get8(in) % 8 == 0) {
+		m.quiet = get32(in);
+		m.silent = get32(in);
+	}
+	shoal_rx_init(&rx, len);
+	for (step = 0; in->i < in->size && step < 4096; step++) {
+		switch (get8(in) % 8) {
+		case 0:		/* new bytes */
+			off = get16(in) % len;
+			l = 1 + get16(in) % (len - off);
+			if (shoal_rx_add(&rx, off, l) > 0) {
+				m.heard = m.now;
+				m.quiet = 0;
+			}
+			m.silent = 0;	/* any packet: the sender lives */
+			break;
+		case 1:		/* a probe: no new bytes */
+			m.silent = 0;
+			break;
+		case 2:		/* credit */
+			s.granted += get16(in) % (len + 1);
+			if (s.granted > len)
+				s.granted = len;
+			m.granted_at = m.now;
+			break;
+		case 3:
+			s.owed = get8(in) % 2;
+			break;
+		default:	/* time passes, and the tick comes */
+			m.now += get8(in) % (3 * ival + 1);
+			if (tick_step(&m, &s, &rx, base, ival, limit) ==
+			    SHOAL_TICK_FORGET)
+				return;
+			break;
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct in in = { data, size, 1 };
 
 	if (!size)
 		return 0;
-	switch (data[0] % 3) {
+	switch (data[0] % 4) {
 	case 0:
 		fuzz_rx(&in);
 		break;
 	case 1:
 		fuzz_tx(&in);
 		break;
-	default:
+	case 2:
 		fuzz_loop(&in);
+		break;
+	default:
+		fuzz_tick(&in);
 		break;
 	}
 	return 0;
@@ -533,7 +699,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef SHOAL_LIBFUZZER
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 4000;
+	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 5400;
 	unsigned char buf[1536];
 	unsigned long i;
 	size_t len, k;
@@ -547,7 +713,7 @@ int main(int argc, char **argv)
 	}
 	printf("ok 1 - fuzz_shoal_msg: %lu inputs (receiver against a bitmap, ",
 	       iters);
-	printf("sender against a model, both over a lossy network), invariants held\n");
+	printf("sender against a model, both over a lossy network, the resend tick against a model), invariants held\n");
 	printf("1..1\n");
 	return 0;
 }

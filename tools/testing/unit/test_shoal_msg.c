@@ -6,7 +6,9 @@
  * the gaps it asks for (exact ranges, pieces, the resend interval, the ask
  * table's bound), and the sender's choice of the next piece (resends
  * before new data, the authorised offset, MSS pieces at the end), its
- * resend queue (merged, bounded) and acknowledgements.
+ * resend queue (merged, bounded) and acknowledgements; and what the
+ * receiver's resend tick does with a message (nothing, BUSY, forget,
+ * RESENDs after 2, 4, 8, ... quiet intervals, a clock that wraps).
  */
 #include <stdio.h>
 #include <string.h>
@@ -516,6 +518,231 @@ static void test_owed(void)
 	      "all taken: nothing owed");
 }
 
+/* ---- the receiver's resend tick ---- */
+
+#define IVAL	10UL
+
+/* The tick at @now for @in, a message of @len bytes whose first @got
+ * arrived
+ */
+static struct shoal_tick tick(const struct shoal_tick_in *in, u32 len,
+			      u32 got, unsigned long now, u32 limit)
+{
+	struct shoal_rx_ranges rx;
+
+	shoal_rx_init(&rx, len);
+	if (got)
+		shoal_rx_add(&rx, 0, got);
+	return shoal_rx_tick(in, &rx, now, IVAL, limit);
+}
+
+static void test_tick_idle(void)
+{
+	struct shoal_tick_in in = {
+		.heard = 1000, .quiet = 3, .silent = 2, .granted = 5000,
+	};
+	struct shoal_tick t;
+
+	t = tick(&in, 10000, 3000, 1009, 50);
+	CHECK(t.act == SHOAL_TICK_IDLE && !t.reclaim && t.heard == 1000 &&
+	      t.quiet == 3 && t.silent == 2,
+	      "news within the interval: nothing, nothing changes (%d %lu %u %u)",
+	      t.act, t.heard, t.quiet, t.silent);
+	in.quiet = 0;
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_WAIT && !t.reclaim && t.heard == 1010 &&
+	      t.quiet == 1 && t.silent == 3,
+	      "a whole interval: quiet 1, silent 3, no RESEND yet (%d %lu %u %u)",
+	      t.act, t.heard, t.quiet, t.silent);
+	in.quiet = 3;
+	in.granted_at = 1005;
+	t = tick(&in, 10000, 3000, 1012, 50);
+	CHECK(t.act == SHOAL_TICK_IDLE && t.heard == 1000 && t.quiet == 0 &&
+	      t.silent == 2,
+	      "credit since the last news: the interval runs from it, quiet counts afresh (%d %lu %u)",
+	      t.act, t.heard, t.quiet);
+	t = tick(&in, 10000, 3000, 1015, 50);
+	CHECK(t.act == SHOAL_TICK_WAIT && t.heard == 1015 && t.quiet == 1,
+	      "an interval after the credit: quiet 1 (%d %lu %u)", t.act,
+	      t.heard, t.quiet);
+	in.granted_at = 990;
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act != SHOAL_TICK_IDLE && t.quiet == 4,
+	      "credit before the last news changes nothing (%d %u)", t.act,
+	      t.quiet);
+}
+
+static void test_tick_busy(void)
+{
+	struct shoal_tick_in in = { .heard = 1000, .silent = 7 };
+	struct shoal_tick t;
+	int i, bad = 0;
+
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_BUSY && !t.reclaim && t.silent == 0 &&
+	      t.quiet == 1 && t.heard == 1010,
+	      "nothing granted: BUSY, not silence, no reclaim at quiet 1 (%d %d %u)",
+	      t.act, t.reclaim, t.silent);
+	in.quiet = 1;
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_BUSY && t.reclaim && t.quiet == 2,
+	      "BUSY at quiet 2 takes back stale credit (%d %d)", t.act,
+	      t.reclaim);
+	in.quiet = 0;
+	in.granted = 3000;
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_BUSY,
+	      "all it was invited to send is here: BUSY (%d)", t.act);
+	in.granted = 5000;
+	in.owed = true;
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_BUSY && t.silent == 0,
+	      "the pacer owes it RESENDs: BUSY, even with gaps (%d)", t.act);
+	in.owed = false;
+	in.granted = 10000;
+	t = tick(&in, 10000, 10000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_BUSY,
+	      "a complete message is never asked for again (%d)", t.act);
+	in = (struct shoal_tick_in){ .heard = 0 };
+	for (i = 1; i <= 200; i++) {
+		t = tick(&in, 10000, 0, i * IVAL, 5);
+		bad += t.act != SHOAL_TICK_BUSY || t.silent;
+		in.heard = t.heard;
+		in.quiet = t.quiet;
+		in.silent = t.silent;
+	}
+	CHECK(bad == 0 && in.quiet == 200,
+	      "waiting for credit for 200 intervals: never forgotten (%d bad)",
+	      bad);
+}
+
+static void test_tick_forget(void)
+{
+	struct shoal_tick_in in = { .heard = 1000, .granted = 5000 };
+	struct shoal_tick t;
+
+	in.silent = 4;
+	t = tick(&in, 10000, 3000, 1010, 5);
+	CHECK(t.act != SHOAL_TICK_FORGET && t.silent == 5,
+	      "data came: kept for the limit's silent intervals (%d %u)",
+	      t.act, t.silent);
+	in.silent = 5;
+	t = tick(&in, 10000, 3000, 1010, 5);
+	CHECK(t.act == SHOAL_TICK_FORGET && !t.reclaim && t.silent == 6,
+	      "one more: forgotten (%d %u)", t.act, t.silent);
+	in.silent = SHOAL_SILENT_EMPTY - 1;
+	t = tick(&in, 10000, 0, 1010, 50);
+	CHECK(t.act != SHOAL_TICK_FORGET,
+	      "nothing came: kept for 3 silent intervals (%d)", t.act);
+	in.silent = SHOAL_SILENT_EMPTY;
+	t = tick(&in, 10000, 0, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_FORGET,
+	      "nothing came: forgotten at the 4th, whatever the limit (%d)",
+	      t.act);
+	in.silent = 0;
+	t = tick(&in, 10000, 0, 1010, 1);
+	CHECK(t.act != SHOAL_TICK_FORGET, "a limit of 1: kept once (%d)",
+	      t.act);
+	in.silent = 1;
+	t = tick(&in, 10000, 0, 1010, 1);
+	CHECK(t.act == SHOAL_TICK_FORGET,
+	      "a limit below 3 counts for empty messages too (%d)", t.act);
+	in.silent = 0;
+	t = tick(&in, 10000, 3000, 1010, 0);
+	CHECK(t.act == SHOAL_TICK_FORGET,
+	      "a limit of 0: the first silent interval forgets (%d)", t.act);
+}
+
+/* Ticks every interval from @in until it is forgotten (at most @max):
+ * the quiet counts that sent RESENDs, as "2,4,8"
+ */
+static const char *resends(struct shoal_tick_in *in, u32 got, u32 limit,
+			   int max, int *ticks, int *bad)
+{
+	static char buf[256];
+	size_t at = 0;
+	struct shoal_tick t;
+	unsigned long now = in->heard;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < max; i++) {
+		now += IVAL;
+		t = tick(in, 10000, got, now, limit);
+		in->heard = t.heard;
+		in->quiet = t.quiet;
+		in->silent = t.silent;
+		if (t.act == SHOAL_TICK_FORGET)
+			break;
+		*bad += t.reclaim != (t.act == SHOAL_TICK_RESEND);
+		*bad += t.act != SHOAL_TICK_RESEND && t.act != SHOAL_TICK_WAIT;
+		if (t.act == SHOAL_TICK_RESEND)
+			at += snprintf(buf + at, sizeof(buf) - at, "%s%u",
+				       at ? "," : "", t.quiet);
+	}
+	*ticks = i + 1;
+	return buf;
+}
+
+static void test_tick_backoff(void)
+{
+	struct shoal_tick_in in = { .heard = 1000, .granted = 5000 };
+	const char *got;
+	int ticks, bad = 0;
+
+	got = resends(&in, 3000, 50, 1000, &ticks, &bad);
+	CHECK(!strcmp(got, "2,4,8,16,32") && !bad,
+	      "RESENDs after 2, 4, 8, 16, 32 quiet intervals, the rest wait: [%s]",
+	      got);
+	CHECK_EQ(ticks, 51,
+		 "no cap on the spacing: the limit forgets it at the 51st silent interval");
+	in = (struct shoal_tick_in){ .heard = 1000, .granted = 5000 };
+	got = resends(&in, 3000, 100, 1000, &ticks, &bad);
+	CHECK(!strcmp(got, "2,4,8,16,32,64") && ticks == 101 && !bad,
+	      "a limit of 100: one more RESEND, at 64 [%s], forgotten at %d",
+	      got, ticks);
+	in = (struct shoal_tick_in){ .heard = 1000, .granted = 5000 };
+	got = resends(&in, 3000, 50, 5, &ticks, &bad);
+	in.heard += IVAL;	/* new bytes: the caller's quiet = 0 */
+	in.quiet = 0;
+	in.silent = 0;		/* and any packet: silent = 0 */
+	got = resends(&in, 3000, 50, 5, &ticks, &bad);
+	CHECK(!strcmp(got, "2,4") && !bad,
+	      "new data starts the count again: RESENDs at 2, 4 [%s]", got);
+	in = (struct shoal_tick_in){ .heard = 1000, .granted = 5000 };
+	got = resends(&in, 0, 50, 100, &ticks, &bad);
+	CHECK(!strcmp(got, "2") && ticks == SHOAL_SILENT_EMPTY + 1 && !bad,
+	      "nothing ever came: one RESEND [%s], forgotten at %d", got,
+	      ticks);
+}
+
+static void test_tick_wrap(void)
+{
+	struct shoal_tick_in in = {
+		.heard = ~0UL - 4, .granted_at = ~0UL - 100, .granted = 5000,
+	};
+	struct shoal_tick t;
+
+	t = tick(&in, 10000, 3000, in.heard + IVAL - 1, 50);
+	CHECK(t.act == SHOAL_TICK_IDLE,
+	      "the clock wraps within the interval: not quiet yet (%d)", t.act);
+	t = tick(&in, 10000, 3000, in.heard + IVAL, 50);
+	CHECK(t.act == SHOAL_TICK_WAIT && t.heard == 5,
+	      "a whole interval across the wrap: quiet (%d %lu)", t.act,
+	      t.heard);
+	in.quiet = 5;
+	in.granted_at = 3;
+	t = tick(&in, 10000, 3000, 8, 50);
+	CHECK(t.act == SHOAL_TICK_IDLE && t.quiet == 0,
+	      "credit just past the wrap is after the news (%d %u)", t.act,
+	      t.quiet);
+	in.granted_at = ~0UL - 10;
+	t = tick(&in, 10000, 3000, 5, 50);
+	CHECK(t.act == SHOAL_TICK_WAIT && t.quiet == 6,
+	      "credit before the news, before the wrap, changes nothing (%d %u)",
+	      t.act, t.quiet);
+}
+
 int main(void)
 {
 	test_in_order();
@@ -531,5 +758,10 @@ int main(void)
 	test_tx_queue();
 	test_tx_unsched();
 	test_owed();
+	test_tick_idle();
+	test_tick_busy();
+	test_tick_forget();
+	test_tick_backoff();
+	test_tick_wrap();
 	return unit_done();
 }
