@@ -1,19 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the Shoal tc plugins (q_trim.c, q_afq.c, q_calq.c) share: the
- * option table and its parsing loop, the attributes sent, reading
- * attributes of any integer width back, and the xstats field table.
+ * What the Shoal tc plugins (q_trim.c, q_afq.c, q_calq.c, q_sqr.c) share:
+ * the option table and its parsing loop, the value parsers (numbers,
+ * packet counts, sizes, times, keywords, rates), the one form of their
+ * error messages, the attributes sent, reading attributes of any integer
+ * width back, and the xstats field table.
  *
  * Each plugin is built as one .so from one .c file, so everything here is
  * static inline (no unused-function warnings, no shared object to link).
- * What differs between the plugins (their kind in error messages, whether
- * an error shows the usage, their value-less words) is in struct pu_desc.
+ * What differs between the plugins (their kind in error messages, their
+ * usage text, their value-less words) is in struct pu_desc.
+ *
+ * Every refusal is one line on stderr, then the plugin's usage:
+ *	Error: trim: invalid limit "abc": expected an integer 1..4294967295
+ *	Error: trim: option "limit" needs a value
+ *	Error: trim: unknown option "color"
+ * and tc exits with status 1, before anything is sent to the kernel.
  */
 #ifndef _SHOAL_TC_PLUGIN_UTIL_H
 #define _SHOAL_TC_PLUGIN_UTIL_H
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "tc_plugin.h"
 
@@ -38,9 +48,7 @@ struct pu_desc {
 	int max;			/* TCA_<KIND>_MAX */
 	const struct pu_opt *opts;	/* options that take a value */
 	size_t nopts;
-	void (*explain)(void);		/* the usage text */
-	bool bad_explains;		/* usage after "invalid <opt>" */
-	bool missing_explains;		/* usage after "needs a value" */
+	void (*explain)(void);		/* the usage text, after every error */
 	/* value-less words and "help": 1 taken, 0 not one, -1 error */
 	int (*word)(struct pu_req *r, const char *word);
 };
@@ -60,7 +68,9 @@ struct pu_opt {
 		     struct pu_req *r);
 	const char * const *names;	/* keyword values, indexed by value */
 	unsigned int nnames;
-	__u64 min;
+	__u64 min;			/* numbers and sizes: the least */
+	bool c_base;			/* numbers: also 0x hex (and 0 octal) */
+	unsigned int unit_ns;		/* times: ns per unit sent (0: 1) */
 };
 
 static inline void req_set(struct pu_req *r, int type, __u64 v)
@@ -81,12 +91,122 @@ static inline int bad(const struct pu_req *r, const char *opt,
 {
 	fprintf(stderr, "Error: %s: invalid %s \"%s\": %s\n", r->d->kind, opt,
 		arg, why);
-	if (r->d->bad_explains)
-		r->d->explain();
+	r->d->explain();
 	return -1;
 }
 
 /* ---- value parsers ---- */
+
+/*
+ * @digits as an unsigned integer from o->min to what the attribute holds:
+ * decimal, or with o->c_base also 0x hex and 0 octal.  It starts with a
+ * digit (no sign, no blank) and has nothing after it.  An error quotes
+ * @arg, the option's value as given.
+ */
+static inline int pu_num(const struct pu_opt *o, const char *digits,
+			 const char *arg, struct pu_req *r)
+{
+	__u64 max = attr_max(r, o->type), v;
+	char why[80];
+	char *end;
+
+	errno = 0;
+	v = strtoull(digits, &end, o->c_base ? 0 : 10);
+	if (digits[0] < '0' || digits[0] > '9' || *end || errno ||
+	    v < o->min || v > max) {
+		snprintf(why, sizeof(why), "expected an integer %llu..%llu%s",
+			 (unsigned long long)o->min, (unsigned long long)max,
+			 o->c_base ? " (decimal or 0x hex)" : "");
+		return bad(r, o->name, arg, why);
+	}
+	req_set(r, o->type, v);
+	return 0;
+}
+
+static inline int parse_num(const struct pu_opt *o, const char *arg,
+			    struct pu_req *r)
+{
+	return pu_num(o, arg, arg, r);
+}
+
+/* A packet count, also as printed: "12" or "12p" */
+static inline int parse_pkts(const struct pu_opt *o, const char *arg,
+			     struct pu_req *r)
+{
+	size_t len = strlen(arg);
+	char buf[24];
+
+	if (len >= 2 && len < sizeof(buf) && arg[len - 1] == 'p' &&
+	    arg[len - 2] >= '0' && arg[len - 2] <= '9') {
+		memcpy(buf, arg, len - 1);
+		buf[len - 1] = '\0';
+		return pu_num(o, buf, arg, r);
+	}
+	return pu_num(o, arg, arg, r);
+}
+
+/* A size in bytes with tc's units (64, 9kb, 1mb), o->min and up */
+static inline int parse_bytes(const struct pu_opt *o, const char *arg,
+			      struct pu_req *r)
+{
+	__u64 max = attr_max(r, o->type);
+	unsigned int v;
+	char why[80];
+
+	if (arg[0] == '-' || get_size(&v, arg) || v < o->min || v > max) {
+		snprintf(why, sizeof(why),
+			 "expected a size %llu..%llu bytes (units b, kb, mb)",
+			 (unsigned long long)o->min, (unsigned long long)max);
+		return bad(r, o->name, arg, why);
+	}
+	req_set(r, o->type, v);
+	return 0;
+}
+
+/*
+ * A time: "10us", "1.5ms", "2s", "12345ns", or a plain number in the unit
+ * of the attribute (o->unit_ns nanoseconds; 0 or 1: ns).  An attribute in
+ * ns takes the nearest ns; one in a coarser unit takes whole units only.
+ */
+static inline int parse_time(const struct pu_opt *o, const char *arg,
+			     struct pu_req *r)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "ns", 1 }, { "nsec", 1 }, { "us", 1e3 }, { "usec", 1e3 },
+		{ "ms", 1e6 }, { "msec", 1e6 }, { "s", 1e9 }, { "sec", 1e9 },
+		{ "secs", 1e9 },
+	};
+	double unit = o->unit_ns > 1 ? o->unit_ns : 1, v, whole;
+	__u64 max = attr_max(r, o->type);
+	char *end;
+	size_t i;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		goto bad;
+	v = strtod(arg, &end);
+	if (*end) {
+		for (i = 0; i < ARRAY_SIZE(units); i++)
+			if (!strcmp(end, units[i].unit))
+				break;
+		if (i == ARRAY_SIZE(units))
+			goto bad;
+		v = v * units[i].ns / unit;
+	}
+	/* 2^64 as a double: no u64 reaches it */
+	if (!(v >= 0 && v < 18446744073709551616.0))
+		goto bad;
+	whole = (double)(__u64)(v + 0.5);
+	if (unit > 1 && (v - whole > 1e-6 || whole - v > 1e-6))
+		goto bad;
+	if ((__u64)whole > max)
+		goto bad;
+	req_set(r, o->type, (__u64)whole);
+	return 0;
+bad:
+	return bad(r, o->name, arg, unit > 1 ?
+		   "expected a time in whole us like 30us, 1.5ms or 1s (plain numbers are us)" :
+		   "expected a time like 10us, 1.5ms or 1s (plain numbers are ns)");
+}
 
 static inline int parse_keyword(const struct pu_opt *o, const char *arg,
 				struct pu_req *r)
@@ -133,6 +253,13 @@ static inline int parse_rate(const struct pu_opt *o, const char *arg,
 }
 
 #define OPT(n, t, fn)	{ .name = n, .type = t, .parse = fn }
+/* A number or size of at least @m; a number that may also be in 0x hex */
+#define OPT_MIN(n, t, fn, m) { .name = n, .type = t, .parse = fn, .min = m }
+#define OPT_CNUM(n, t)	{ .name = n, .type = t, .parse = parse_num, \
+			  .c_base = true }
+/* A time whose attribute counts @u ns */
+#define OPT_TIME(n, t, u) { .name = n, .type = t, .parse = parse_time, \
+			    .unit_ns = u }
 #define OPT_KW(n, t, kw) { .name = n, .type = t, .parse = parse_keyword, \
 			   .names = kw, .nnames = ARRAY_SIZE(kw) }
 
@@ -173,8 +300,7 @@ static inline int parse_args(struct pu_req *r, int argc, char **argv)
 			fprintf(stderr,
 				"Error: %s: option \"%s\" needs a value\n",
 				d->kind, o->name);
-			if (d->missing_explains)
-				d->explain();
+			d->explain();
 			return -1;
 		}
 		argc--, argv++;

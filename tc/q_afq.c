@@ -56,54 +56,7 @@ static const unsigned char afq_attr_width[TCA_AFQ_MAX + 1] = {
 	[TCA_AFQ_RATE]		= 8,
 };
 
-/* ---- value parsers ---- */
-
-static int parse_num(const struct pu_opt *o, const char *arg,
-		     struct pu_req *r)
-{
-	char why[80];
-	__u32 v;
-
-	if (get_u32(&v, arg, 10) || v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why), "expected an integer 0..%llu",
-			 (unsigned long long)attr_max(r, o->type));
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
-
-/* A packet count, also as printed: "100" or "100p" */
-static int parse_pkts(const struct pu_opt *o, const char *arg,
-		      struct pu_req *r)
-{
-	size_t len = strlen(arg);
-	char buf[16];
-
-	if (len >= 2 && len < sizeof(buf) && arg[len - 1] == 'p' &&
-	    arg[len - 2] >= '0' && arg[len - 2] <= '9') {
-		memcpy(buf, arg, len - 1);
-		buf[len - 1] = '\0';
-		arg = buf;
-	}
-	return parse_num(o, arg, r);
-}
-
-static int parse_bytes(const struct pu_opt *o, const char *arg,
-		       struct pu_req *r)
-{
-	char why[80];
-	unsigned int v;
-
-	if (get_size(&v, arg) || v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why),
-			 "expected a size 0..%llu bytes (units b, kb, mb)",
-			 (unsigned long long)attr_max(r, o->type));
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
+/* ---- value parsers (numbers, sizes: plugin_util.h) ---- */
 
 static int parse_seed(const struct pu_opt *o, const char *arg,
 		      struct pu_req *r)
@@ -173,8 +126,6 @@ static const struct pu_desc afq_desc = {
 	.opts			= afq_opts,
 	.nopts			= ARRAY_SIZE(afq_opts),
 	.explain		= explain,
-	.bad_explains		= true,
-	.missing_explains	= true,
 	.word			= afq_word,
 };
 

@@ -77,60 +77,7 @@ static struct calq_req *calq_req(struct pu_req *r)
 	return (struct calq_req *)((char *)r - offsetof(struct calq_req, pu));
 }
 
-/* ---- value parsers ---- */
-
-static int parse_num(const struct pu_opt *o, const char *arg,
-		     struct pu_req *r)
-{
-	char why[80];
-	__u64 v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (arg[0] < '0' || arg[0] > '9' || *end || errno ||
-	    v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why), "expected an integer 0..%llu",
-			 (unsigned long long)attr_max(r, o->type));
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
-
-/* A packet count, also as printed: "100" or "100p" */
-static int parse_pkts(const struct pu_opt *o, const char *arg,
-		      struct pu_req *r)
-{
-	size_t len = strlen(arg);
-	char buf[24];
-
-	if (len >= 2 && len < sizeof(buf) && arg[len - 1] == 'p' &&
-	    arg[len - 2] >= '0' && arg[len - 2] <= '9') {
-		memcpy(buf, arg, len - 1);
-		buf[len - 1] = '\0';
-		if (parse_num(o, buf, r))
-			return bad(r, o->name, arg, "expected a packet count");
-		return 0;
-	}
-	return parse_num(o, arg, r);
-}
-
-static int parse_bytes(const struct pu_opt *o, const char *arg,
-		       struct pu_req *r)
-{
-	char why[80];
-	unsigned int v;
-
-	if (arg[0] == '-' || get_size(&v, arg) || v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why),
-			 "expected a size 0..%llu bytes (units b, kb, mb)",
-			 (unsigned long long)attr_max(r, o->type));
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
+/* ---- value parsers (numbers, sizes, times: plugin_util.h) ---- */
 
 /* A keyword, or the number it stands for (the kernel checks numbers) */
 static int parse_keyword_num(const struct pu_opt *o, const char *arg,
@@ -139,35 +86,6 @@ static int parse_keyword_num(const struct pu_opt *o, const char *arg,
 	if (arg[0] >= '0' && arg[0] <= '9')	/* no keyword starts so */
 		return parse_num(o, arg, r);
 	return parse_keyword(o, arg, r);
-}
-
-/* "10us", "1.5ms", "2s", "12345ns" or "12345" (ns) -> ns */
-static int calq_parse_time(const char *arg, __u64 *ns)
-{
-	static const struct { const char *unit; double mult; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "nsec", 1 },
-		{ "us", NSEC_PER_USEC }, { "usec", NSEC_PER_USEC },
-		{ "ms", NSEC_PER_MSEC }, { "msec", NSEC_PER_MSEC },
-		{ "s", NSEC_PER_SEC }, { "sec", NSEC_PER_SEC },
-		{ "secs", NSEC_PER_SEC },
-	};
-	double v;
-	char *end;
-	unsigned int i;
-
-	if (arg[0] < '0' || arg[0] > '9')
-		return -1;
-	v = strtod(arg, &end);
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(end, units[i].unit)) {
-			v = v * units[i].mult + 0.5;	/* to the nearest ns */
-			if (!(v >= 0 && v < 18446744073709551615.0))
-				return -1;
-			*ns = (__u64)v;
-			return 0;
-		}
-	}
-	return -1;
 }
 
 /* ns -> the largest unit that shows it exactly: "10us", "12345ns" */
@@ -182,18 +100,6 @@ static char *calq_sprint_time(__u64 ns, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%lluns", (unsigned long long)ns);
 	return buf;
-}
-
-static int parse_time(const struct pu_opt *o, const char *arg,
-		      struct pu_req *r)
-{
-	__u64 ns;
-
-	if (calq_parse_time(arg, &ns))
-		return bad(r, o->name, arg,
-			   "expected a time like 10us, 1.5ms or 1s (plain numbers are ns)");
-	req_set(r, o->type, ns);
-	return 0;
 }
 
 static const char * const mode_names[__CALQ_MODE_MAX] = {
@@ -290,8 +196,6 @@ static const struct pu_desc calq_desc = {
 	.opts			= calq_opts,
 	.nopts			= ARRAY_SIZE(calq_opts),
 	.explain		= explain,
-	.bad_explains		= false,
-	.missing_explains	= true,
 	.word			= calq_word,
 };
 

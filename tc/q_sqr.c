@@ -80,71 +80,21 @@ static const unsigned char sqr_attr_width[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_HB_MISS]	= 4,
 };
 
-/* ---- value parsers ---- */
+/* ---- value parsers (numbers, sizes, times: plugin_util.h) ---- */
 
-static int parse_num(const struct pu_opt *o, const char *arg,
-		     struct pu_req *r)
+/* A time in microseconds ("30", "30us", "1.5ms", "2s"), or "off" (0) */
+static int parse_us(const struct pu_opt *o, const char *arg,
+		    struct pu_req *r)
 {
-	char why[80];
-	__u32 v;
-
-	if (get_u32(&v, arg, 0) || v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why), "expected an integer 0..%llu",
-			 (unsigned long long)attr_max(r, o->type));
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
-
-static int parse_bytes(const struct pu_opt *o, const char *arg,
-		       struct pu_req *r)
-{
-	unsigned int v;
-
-	if (get_size(&v, arg))
-		return bad(r, o->name, arg,
-			   "expected a size in bytes (units b, kb, mb)");
-	req_set(r, o->type, v);
-	return 0;
-}
-
-/* A time in microseconds: "30", "30us", "1.5ms", "2s" */
-static int parse_time(const struct pu_opt *o, const char *arg,
-		      struct pu_req *r)
-{
-	static const struct { const char *unit; double us; } units[] = {
-		{ "", 1 }, { "us", 1 }, { "usec", 1 }, { "ms", 1e3 },
-		{ "msec", 1e3 }, { "s", 1e6 }, { "sec", 1e6 },
-	};
-	char *end;
-	double v;
-	size_t i;
-
 	if (!strcmp(arg, "off")) {
 		req_set(r, o->type, 0);
 		return 0;
 	}
-	v = strtod(arg, &end);
-	if (end == arg || arg[0] == '-')
-		goto bad;
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		double us = v * units[i].us, whole;
-
-		if (strcmp(end, units[i].unit))
-			continue;
-		if (us > 4294967295.0)
-			goto bad;
-		whole = (double)(__u32)(us + 0.5);
-		if (us - whole > 1e-6 || whole - us > 1e-6)
-			goto bad;
-		req_set(r, o->type, (__u32)whole);
-		return 0;
-	}
-bad:
-	return bad(r, o->name, arg,
-		   "expected a time in whole microseconds (30us, 1ms, 0.5s)");
+	return parse_time(o, arg, r);
 }
+
+#define OPT_US(n, t)	{ .name = n, .type = t, .parse = parse_us, \
+			  .unit_ns = 1000 }
 
 /* "same" (or "none"): the same port; else a device of this netns */
 static int parse_dev(const struct pu_opt *o, const char *arg,
@@ -271,31 +221,32 @@ static const char * const force_names[__SQR_FORCE_MAX] = {
 };
 
 static const struct pu_opt sqr_opts[] = {
-	OPT("hold",		TCA_SQR_HOLD,		parse_time),
+	OPT_US("hold",		TCA_SQR_HOLD),
 	OPT("ring_bytes",	TCA_SQR_RING_BYTES,	parse_bytes),
-	OPT("ring_pkts",	TCA_SQR_RING_PKTS,	parse_num),
+	OPT_CNUM("ring_pkts",	TCA_SQR_RING_PKTS),
 	OPT("copy_max",		TCA_SQR_COPY_MAX,	parse_bytes),
 	OPT("backup",		TCA_SQR_BACKUP,		parse_dev),
 	OPT("dmac",		TCA_SQR_BACKUP_DMAC,	parse_mac),
-	OPT("reconf",		TCA_SQR_RECONF,		parse_time),
+	OPT_US("reconf",	TCA_SQR_RECONF),
 	OPT_KW("release",	TCA_SQR_RELEASE,	release_names),
-	OPT("max_hold",		TCA_SQR_MAX_HOLD,	parse_time),
-	OPT("failback",		TCA_SQR_FAILBACK,	parse_time),
+	OPT_US("max_hold",	TCA_SQR_MAX_HOLD),
+	OPT_US("failback",	TCA_SQR_FAILBACK),
 	OPT("detect",		TCA_SQR_DETECT,		parse_detect),
-	OPT("poll",		TCA_SQR_POLL,		parse_time),
-	OPT("dedup_guard",	TCA_SQR_DEDUP_GUARD,	parse_time),
-	OPT("heartbeat",	TCA_SQR_HB_INTERVAL,	parse_time),
-	OPT("hb_miss",		TCA_SQR_HB_MISS,	parse_num),
+	OPT_US("poll",		TCA_SQR_POLL),
+	OPT_US("dedup_guard",	TCA_SQR_DEDUP_GUARD),
+	OPT_US("heartbeat",	TCA_SQR_HB_INTERVAL),
+	OPT_CNUM("hb_miss",	TCA_SQR_HB_MISS),
 	OPT("dscp",		TCA_SQR_DSCP,		parse_masked),
-	OPT("proto",		TCA_SQR_PROTO,		parse_proto),
+	{ .name = "proto", .type = TCA_SQR_PROTO, .parse = parse_proto,
+	  .c_base = true },
 	OPT("ports",		TCA_SQR_PORT_MIN,	parse_ports),
 	OPT("mark",		TCA_SQR_MARK,		parse_masked),
 	OPT_KW("force",		TCA_SQR_FORCE,		force_names),
-	OPT("fault_len",	TCA_SQR_FAULT_LEN,	parse_time),
-	OPT("fault_period",	TCA_SQR_FAULT_PERIOD,	parse_time),
-	OPT("fault_detect",	TCA_SQR_FAULT_DETECT,	parse_time),
-	OPT("fault_count",	TCA_SQR_FAULT_COUNT,	parse_num),
-	OPT("fault_offset",	TCA_SQR_FAULT_OFFSET,	parse_time),
+	OPT_US("fault_len",	TCA_SQR_FAULT_LEN),
+	OPT_US("fault_period",	TCA_SQR_FAULT_PERIOD),
+	OPT_US("fault_detect",	TCA_SQR_FAULT_DETECT),
+	OPT_CNUM("fault_count",	TCA_SQR_FAULT_COUNT),
+	OPT_US("fault_offset",	TCA_SQR_FAULT_OFFSET),
 };
 
 /* The words that take no value; "protect all" and "fault off" are two */
@@ -319,8 +270,6 @@ static const struct pu_desc sqr_desc = {
 	.opts			= sqr_opts,
 	.nopts			= ARRAY_SIZE(sqr_opts),
 	.explain		= explain,
-	.bad_explains		= true,
-	.missing_explains	= true,
 	.word			= sqr_word,
 };
 

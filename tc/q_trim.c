@@ -77,69 +77,7 @@ static const unsigned char trim_attr_width[TCA_TRIM_MAX + 1] = {
 	[TCA_TRIM_BOUNCE_MASK]		= 1,
 };
 
-/* ---- value parsers ---- */
-
-static int parse_int(const struct pu_opt *o, const char *arg,
-		     struct pu_req *r, int base)
-{
-	char why[80];
-	__u32 v;
-
-	if (get_u32(&v, arg, base) || v < o->min || v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why), "expected an integer %llu..%llu%s",
-			 (unsigned long long)o->min,
-			 (unsigned long long)attr_max(r, o->type),
-			 base ? "" : " (decimal or 0x hex)");
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
-
-static int parse_num(const struct pu_opt *o, const char *arg,
-		     struct pu_req *r)
-{
-	return parse_int(o, arg, r, 10);
-}
-
-/* A packet count, also as printed: "12" or "12p" */
-static int parse_pkts(const struct pu_opt *o, const char *arg,
-		      struct pu_req *r)
-{
-	size_t len = strlen(arg);
-	char buf[16];
-
-	if (len >= 2 && len < sizeof(buf) && arg[len - 1] == 'p' &&
-	    arg[len - 2] >= '0' && arg[len - 2] <= '9') {
-		memcpy(buf, arg, len - 1);
-		buf[len - 1] = '\0';
-		arg = buf;
-	}
-	return parse_int(o, arg, r, 10);
-}
-
-static int parse_mask(const struct pu_opt *o, const char *arg,
-		      struct pu_req *r)
-{
-	return parse_int(o, arg, r, 0);
-}
-
-static int parse_bytes(const struct pu_opt *o, const char *arg,
-		       struct pu_req *r)
-{
-	char why[80];
-	unsigned int v;
-
-	if (get_size(&v, arg) || v < o->min || v > attr_max(r, o->type)) {
-		snprintf(why, sizeof(why),
-			 "expected a size %llu..%llu bytes (units b, kb, mb)",
-			 (unsigned long long)o->min,
-			 (unsigned long long)attr_max(r, o->type));
-		return bad(r, o->name, arg, why);
-	}
-	req_set(r, o->type, v);
-	return 0;
-}
+/* ---- value parsers (numbers, sizes: plugin_util.h) ---- */
 
 static int parse_weights(const struct pu_opt *o, const char *arg,
 			 struct pu_req *r)
@@ -418,26 +356,24 @@ static const char * const overflow_names[__TRIM_OVERFLOW_MAX] = {
 	[TRIM_OVERFLOW_RTS]	= "rts",
 };
 
-#define OPT_MIN1(n, t)	{ .name = n, .type = t, .parse = parse_num, .min = 1 }
-#define OPT_PKTS(n, t)	{ .name = n, .type = t, .parse = parse_pkts, .min = 1 }
 
 static const struct pu_opt trim_opts[] = {
-	OPT_PKTS("limit",		TCA_TRIM_LIMIT),
+	OPT_MIN("limit",		TCA_TRIM_LIMIT,		  parse_pkts, 1),
 	OPT("limit_bytes",		TCA_TRIM_LIMIT_BYTES,	  parse_bytes),
-	OPT_PKTS("hdr_limit",		TCA_TRIM_HDR_LIMIT),
+	OPT_MIN("hdr_limit",		TCA_TRIM_HDR_LIMIT,	  parse_pkts, 1),
 	OPT("hdr_limit_bytes",		TCA_TRIM_HDR_LIMIT_BYTES, parse_bytes),
 	OPT("keep",			TCA_TRIM_KEEP,		  parse_bytes),
 	OPT_KW("sched",			TCA_TRIM_SCHED,		  sched_names),
 	OPT("weights",			TCA_TRIM_HDR_WEIGHT,	  parse_weights),
-	OPT_MIN1("hdr_weight",		TCA_TRIM_HDR_WEIGHT),
-	OPT_MIN1("data_weight",		TCA_TRIM_DATA_WEIGHT),
+	OPT_MIN("hdr_weight",		TCA_TRIM_HDR_WEIGHT,	  parse_num, 1),
+	OPT_MIN("data_weight",		TCA_TRIM_DATA_WEIGHT,	  parse_num, 1),
 	OPT("tail_prob",		TCA_TRIM_TAIL_PROB,	  parse_prob),
 	OPT_KW("mode",			TCA_TRIM_HDR_MODE,	  mode_names),
 	OPT_KW("overflow",		TCA_TRIM_OVERFLOW,	  overflow_names),
 	OPT("mark_dscp",		TCA_TRIM_MARK_DSCP,	  parse_mark_dscp),
 	OPT("mark_offset",		TCA_TRIM_MARK_OFFSET,	  parse_num),
-	OPT("mark_mask",		TCA_TRIM_MARK_MASK,	  parse_mask),
-	OPT("bounce_mask",		TCA_TRIM_BOUNCE_MASK,	  parse_mask),
+	OPT_CNUM("mark_mask",		TCA_TRIM_MARK_MASK),
+	OPT_CNUM("bounce_mask",		TCA_TRIM_BOUNCE_MASK),
 	OPT("ctrl_dscp",		TCA_TRIM_CTRL_DSCP,	  parse_dscp_set),
 	OPT("elig_dscp",		TCA_TRIM_ELIG_DSCP,	  parse_dscp_set),
 	OPT("proto",			TCA_TRIM_ELIG_PROTO,	  parse_proto),
@@ -471,8 +407,6 @@ static const struct pu_desc trim_desc = {
 	.opts			= trim_opts,
 	.nopts			= ARRAY_SIZE(trim_opts),
 	.explain		= explain,
-	.bad_explains		= false,
-	.missing_explains	= false,
 	.word			= trim_word,
 };
 

@@ -402,18 +402,45 @@ static void afq_reset(struct Qdisc *sch)
 
 /* ---- configuration ---- */
 
+/* Ranges beyond the s16 of NLA_POLICY_RANGE(); the 6.1 policy takes them
+ * by non-const pointer.
+ */
+static struct netlink_range_validation afq_limit_range = {
+	.min = 1,
+	.max = AFQ_MAX_LIMIT,
+};
+
+static struct netlink_range_validation afq_bpr_range = {
+	.min = AFQ_MIN_BPR,
+	.max = AFQ_MAX_BPR,
+};
+
+static struct netlink_range_validation afq_cols_range = {
+	.min = AFQ_MIN_COLS,
+	.max = AFQ_MAX_COLS,
+};
+
+static struct netlink_range_validation afq_exact_flows_range = {
+	.min = AFQ_MIN_EXACT_FLOWS,
+	.max = AFQ_MAX_EXACT_FLOWS,
+};
+
+/* A value out of range is refused here, by the policy, with its attribute
+ * named in the extack; afq_settings_parse() checks the powers of 2.
+ */
 static const struct nla_policy afq_policy[TCA_AFQ_MAX + 1] = {
-	[TCA_AFQ_LIMIT]		= { .type = NLA_U32 },
+	[TCA_AFQ_LIMIT]		= NLA_POLICY_FULL_RANGE(NLA_U32, &afq_limit_range),
 	[TCA_AFQ_LIMIT_BYTES]	= { .type = NLA_U32 },
-	[TCA_AFQ_NQUEUES]	= { .type = NLA_U32 },
-	[TCA_AFQ_BPR]		= { .type = NLA_U32 },
-	[TCA_AFQ_ROWS]		= { .type = NLA_U32 },
-	[TCA_AFQ_COLS]		= { .type = NLA_U32 },
-	[TCA_AFQ_ECN_ROUNDS]	= { .type = NLA_U32 },
-	[TCA_AFQ_FLOW_KEY]	= { .type = NLA_U8 },
-	[TCA_AFQ_OVERFLOW]	= { .type = NLA_U8 },
-	[TCA_AFQ_EXACT]		= { .type = NLA_U8 },
-	[TCA_AFQ_EXACT_FLOWS]	= { .type = NLA_U32 },
+	[TCA_AFQ_NQUEUES]	= NLA_POLICY_RANGE(NLA_U32, 2, AFQ_MAX_NQUEUES),
+	[TCA_AFQ_BPR]		= NLA_POLICY_FULL_RANGE(NLA_U32, &afq_bpr_range),
+	[TCA_AFQ_ROWS]		= NLA_POLICY_RANGE(NLA_U32, 1, AFQ_MAX_ROWS),
+	[TCA_AFQ_COLS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &afq_cols_range),
+	[TCA_AFQ_ECN_ROUNDS]	= NLA_POLICY_MAX(NLA_U32, AFQ_MAX_ECN_ROUNDS),
+	[TCA_AFQ_FLOW_KEY]	= NLA_POLICY_MAX(NLA_U8, __AFQ_KEY_MAX - 1),
+	[TCA_AFQ_OVERFLOW]	= NLA_POLICY_MAX(NLA_U8, __AFQ_OVERFLOW_MAX - 1),
+	[TCA_AFQ_EXACT]		= NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_AFQ_EXACT_FLOWS]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&afq_exact_flows_range),
 	[TCA_AFQ_SEED]		= { .type = NLA_U32 },
 	[TCA_AFQ_RATE]		= { .type = NLA_U64 },
 };
@@ -432,29 +459,12 @@ static void afq_settings_default(struct afq_settings *s, u32 mtu)
 	s->overflow = AFQ_OVERFLOW_DROP;
 }
 
-/* A value out of [min, max], or not a power of 2 when @pow2, fails with
- * @msg (a string literal, as extack keeps the pointer) pointing at its
- * attribute.
+/* Apply @tb (its ranges checked by afq_policy) on top of @s; refuse a
+ * size that must be a power of 2 and is not, naming its attribute.
  */
-#define AFQ_CHECK(tb, type, val, min, max, pow2, msg, extack)		\
-({									\
-	u32 __val = (val);						\
-	int __err = 0;							\
-									\
-	if (__val < (min) || __val > (max) ||				\
-	    ((pow2) && !is_power_of_2(__val))) {			\
-		NL_SET_ERR_MSG_ATTR(extack, (tb)[type], msg);		\
-		__err = -EINVAL;					\
-	}								\
-	__err;								\
-})
-
-/* Apply @tb on top of @s; refuse with a message naming the bad value */
 static int afq_settings_parse(struct afq_settings *s, struct nlattr **tb,
 			      struct netlink_ext_ack *extack)
 {
-	int err = 0;
-
 	if (tb[TCA_AFQ_LIMIT])
 		s->limit = nla_get_u32(tb[TCA_AFQ_LIMIT]);
 	if (tb[TCA_AFQ_LIMIT_BYTES])
@@ -482,42 +492,22 @@ static int afq_settings_parse(struct afq_settings *s, struct nlattr **tb,
 	if (tb[TCA_AFQ_RATE])
 		s->rate = nla_get_u64(tb[TCA_AFQ_RATE]);
 
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_LIMIT, s->limit, 1, AFQ_MAX_LIMIT,
-			       false, "afq: limit must be 1 to 1000000 packets",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_NQUEUES, s->nqueues, 2,
-			       AFQ_MAX_NQUEUES, true,
-			       "afq: nqueues must be a power of 2 from 2 to 4096",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_BPR, s->bpr, AFQ_MIN_BPR,
-			       AFQ_MAX_BPR, false,
-			       "afq: bpr must be 64 to 16777216 bytes", extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_ROWS, s->rows, 1, AFQ_MAX_ROWS,
-			       false, "afq: rows must be 1 to 8", extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_COLS, s->cols, AFQ_MIN_COLS,
-			       AFQ_MAX_COLS, true,
-			       "afq: cols must be a power of 2 from 16 to 1048576",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_ECN_ROUNDS, s->ecn_rounds, 0,
-			       AFQ_MAX_ECN_ROUNDS, false,
-			       "afq: ecn_rounds must be 0 (off) to 4096",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_FLOW_KEY, s->flow_key, 0,
-			       __AFQ_KEY_MAX - 1, false,
-			       "afq: unknown flow_key (flow, hosts, src, dst, mark or prio)",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_OVERFLOW, s->overflow, 0,
-			       __AFQ_OVERFLOW_MAX - 1, false,
-			       "afq: unknown overflow action (drop or pushout)",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_EXACT, s->exact, 0, 1, false,
-			       "afq: exact must be 0 (sketch) or 1 (exact)",
-			       extack);
-	err = err ?: AFQ_CHECK(tb, TCA_AFQ_EXACT_FLOWS, s->exact_flows,
-			       AFQ_MIN_EXACT_FLOWS, AFQ_MAX_EXACT_FLOWS, true,
-			       "afq: exact_flows must be a power of 2 from 256 to 4194304",
-			       extack);
-	return err;
+	if (!is_power_of_2(s->nqueues)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AFQ_NQUEUES],
+				    "afq: nqueues must be a power of 2 from 2 to 4096");
+		return -EINVAL;
+	}
+	if (!is_power_of_2(s->cols)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AFQ_COLS],
+				    "afq: cols must be a power of 2 from 16 to 1048576");
+		return -EINVAL;
+	}
+	if (!is_power_of_2(s->exact_flows)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AFQ_EXACT_FLOWS],
+				    "afq: exact_flows must be a power of 2 from 256 to 4194304");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Bytes of bid state the settings need (the xstats "memory") */
@@ -637,8 +627,8 @@ static int afq_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	int err;
 
 	if (opt) {
-		err = nla_parse_nested_deprecated(tb, TCA_AFQ_MAX, opt,
-						  afq_policy, extack);
+		err = nla_parse_nested(tb, TCA_AFQ_MAX, opt, afq_policy,
+				       extack);
 		if (err < 0)
 			return err;
 	} else if (!init) {

@@ -823,23 +823,52 @@ static void calq_reset(struct Qdisc *sch)
 
 /* ---- configuration ---- */
 
+/* Ranges beyond the s16 of NLA_POLICY_RANGE(); the 6.1 policy takes them
+ * by non-const pointer.
+ */
+static struct netlink_range_validation calq_limit_range = {
+	.min = 1,
+	.max = CALQ_MAX_LIMIT,
+};
+
+static struct netlink_range_validation calq_interval_range = {
+	.min = CALQ_MIN_INTERVAL,
+	.max = CALQ_MAX_INTERVAL,
+};
+
+static struct netlink_range_validation calq_quantum_range = {
+	.min = CALQ_MIN_QUANTUM,
+	.max = CALQ_MAX_QUANTUM,
+};
+
+static struct netlink_range_validation calq_cols_range = {
+	.min = CALQ_MIN_COLS,
+	.max = AFQ_MAX_COLS,
+};
+
+/* A value out of range is refused here, by the policy, with its attribute
+ * named in the extack; calq_settings_parse() checks the powers of 2 and
+ * the settings that depend on each other.
+ */
 static const struct nla_policy calq_policy[TCA_CALQ_MAX + 1] = {
-	[TCA_CALQ_LIMIT]	= { .type = NLA_U32 },
+	[TCA_CALQ_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &calq_limit_range),
 	[TCA_CALQ_LIMIT_BYTES]	= { .type = NLA_U32 },
-	[TCA_CALQ_BUCKETS]	= { .type = NLA_U32 },
-	[TCA_CALQ_MODE]		= { .type = NLA_U8 },
-	[TCA_CALQ_INTERVAL]	= { .type = NLA_U64 },
-	[TCA_CALQ_RANK]		= { .type = NLA_U8 },
-	[TCA_CALQ_FALLBACK]	= { .type = NLA_U8 },
-	[TCA_CALQ_SHIFT]	= { .type = NLA_U8 },
-	[TCA_CALQ_HORIZON]	= { .type = NLA_U8 },
-	[TCA_CALQ_QUANTUM]	= { .type = NLA_U32 },
-	[TCA_CALQ_ROWS]		= { .type = NLA_U32 },
-	[TCA_CALQ_COLS]		= { .type = NLA_U32 },
-	[TCA_CALQ_PORT]		= { .type = NLA_U16 },
-	[TCA_CALQ_FLAGS]	= { .type = NLA_U32 },
+	[TCA_CALQ_BUCKETS]	= NLA_POLICY_RANGE(NLA_U32, 2, CALQ_MAX_BUCKETS),
+	[TCA_CALQ_MODE]		= NLA_POLICY_MAX(NLA_U8, __CALQ_MODE_MAX - 1),
+	[TCA_CALQ_INTERVAL]	= NLA_POLICY_FULL_RANGE(NLA_U64,
+							&calq_interval_range),
+	[TCA_CALQ_RANK]		= NLA_POLICY_MAX(NLA_U8, __CALQ_RANK_MAX - 1),
+	[TCA_CALQ_FALLBACK]	= NLA_POLICY_MAX(NLA_U8, __CALQ_FALLBACK_MAX - 1),
+	[TCA_CALQ_SHIFT]	= NLA_POLICY_MAX(NLA_U8, CALQ_MAX_SHIFT),
+	[TCA_CALQ_HORIZON]	= NLA_POLICY_MAX(NLA_U8, __CALQ_HORIZON_MAX - 1),
+	[TCA_CALQ_QUANTUM]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&calq_quantum_range),
+	[TCA_CALQ_ROWS]		= NLA_POLICY_RANGE(NLA_U32, 1, AFQ_MAX_ROWS),
+	[TCA_CALQ_COLS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &calq_cols_range),
+	[TCA_CALQ_PORT]		= NLA_POLICY_MIN(NLA_U16, 1),
+	[TCA_CALQ_FLAGS]	= NLA_POLICY_MASK(NLA_U32, CALQ_F_MASK),
 	[TCA_CALQ_RATE]		= { .type = NLA_U64 },
-	[TCA_CALQ_FLAGS_MASK]	= { .type = NLA_U32 },
+	[TCA_CALQ_FLAGS_MASK]	= NLA_POLICY_MASK(NLA_U32, CALQ_F_MASK),
 };
 
 static void calq_settings_default(struct calq_settings *s, struct Qdisc *sch)
@@ -857,24 +886,6 @@ static void calq_settings_default(struct calq_settings *s, struct Qdisc *sch)
 	s->rows = CALQ_DEF_ROWS;
 	s->cols = CALQ_DEF_COLS;
 	s->port = CALQ_DEF_PORT;
-}
-
-/* A value out of [min, max] fails with @msg pointing at its attribute */
-#define CALQ_CHECK_RANGE(tb, type, val, min, max, msg, extack)		\
-({									\
-	u64 __val = (val);						\
-	int __err = 0;							\
-									\
-	if (__val < (min) || __val > (max)) {				\
-		NL_SET_ERR_MSG_ATTR(extack, (tb)[type], msg);		\
-		__err = -EINVAL;					\
-	}								\
-	__err;								\
-})
-
-static bool calq_pow2_in(u32 v, u32 min, u32 max)
-{
-	return v >= min && v <= max && is_power_of_2(v);
 }
 
 static void calq_settings_read(struct calq_settings *s, struct nlattr **tb)
@@ -917,70 +928,20 @@ static void calq_settings_read(struct calq_settings *s, struct nlattr **tb)
 			   (nla_get_u32(tb[TCA_CALQ_FLAGS]) & mask);
 }
 
-/* Apply @tb on top of @s; refuse with a message naming the bad value */
+/* Apply @tb (its ranges checked by calq_policy) on top of @s; refuse what
+ * the policy cannot check: a size that is not a power of 2, or settings
+ * that must agree with each other.
+ */
 static int calq_settings_parse(struct calq_settings *s, struct nlattr **tb,
 			       struct netlink_ext_ack *extack)
 {
-	int err = 0;
-
-	if (tb[TCA_CALQ_FLAGS] &&
-	    nla_get_u32(tb[TCA_CALQ_FLAGS]) & ~CALQ_F_MASK) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CALQ_FLAGS],
-				    "calq: unknown flags");
-		return -EINVAL;
-	}
-	if (tb[TCA_CALQ_FLAGS_MASK] &&
-	    nla_get_u32(tb[TCA_CALQ_FLAGS_MASK]) & ~CALQ_F_MASK) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CALQ_FLAGS_MASK],
-				    "calq: unknown flags in the flags mask");
-		return -EINVAL;
-	}
 	calq_settings_read(s, tb);
-
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_LIMIT, s->limit, 1,
-				      CALQ_MAX_LIMIT,
-				      "calq: limit must be 1 to 1000000 packets",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_MODE, s->mode, 0,
-				      __CALQ_MODE_MAX - 1,
-				      "calq: unknown mode (logical or physical)",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_INTERVAL, s->interval,
-				      CALQ_MIN_INTERVAL, CALQ_MAX_INTERVAL,
-				      "calq: interval must be 1us to 10s (1000 to 10000000000 ns)",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_RANK, s->rank, 0,
-				      __CALQ_RANK_MAX - 1,
-				      "calq: unknown rank (tstamp, prio, mark, slack, deadline or fq)",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_FALLBACK, s->fallback, 0,
-				      __CALQ_FALLBACK_MAX - 1,
-				      "calq: unknown fallback (head, last or fq)",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_SHIFT, s->shift, 0,
-				      CALQ_MAX_SHIFT,
-				      "calq: shift must be 0 to 63", extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_HORIZON, s->horizon, 0,
-				      __CALQ_HORIZON_MAX - 1,
-				      "calq: unknown horizon (drop, clamp or overflow)",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_QUANTUM, s->quantum,
-				      CALQ_MIN_QUANTUM, CALQ_MAX_QUANTUM,
-				      "calq: quantum must be 64 to 16777216 bytes",
-				      extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_ROWS, s->rows, 1,
-				      AFQ_MAX_ROWS,
-				      "calq: rows must be 1 to 8", extack);
-	err = err ?: CALQ_CHECK_RANGE(tb, TCA_CALQ_PORT, s->port, 1, 65535,
-				      "calq: port must be 1 to 65535", extack);
-	if (err)
-		return err;
-	if (!calq_pow2_in(s->buckets, 2, CALQ_MAX_BUCKETS)) {
+	if (!is_power_of_2(s->buckets)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CALQ_BUCKETS],
 				    "calq: buckets must be a power of 2 from 2 to 4096");
 		return -EINVAL;
 	}
-	if (!calq_pow2_in(s->cols, CALQ_MIN_COLS, AFQ_MAX_COLS)) {
+	if (!is_power_of_2(s->cols)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_CALQ_COLS],
 				    "calq: cols must be a power of 2 from 16 to 1048576");
 		return -EINVAL;
@@ -1147,8 +1108,8 @@ static int calq_change(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	if (opt) {
-		err = nla_parse_nested_deprecated(tb, TCA_CALQ_MAX, opt,
-						  calq_policy, extack);
+		err = nla_parse_nested(tb, TCA_CALQ_MAX, opt, calq_policy,
+				       extack);
 		if (err < 0)
 			return err;
 	}

@@ -628,30 +628,41 @@ static void trim_reset(struct Qdisc *sch)
 
 /* ---- configuration ---- */
 
+/* Ranges beyond the s16 of NLA_POLICY_RANGE(); the 6.1 policy takes them
+ * by non-const pointer.
+ */
+static struct netlink_range_validation trim_limit_range = {
+	.min = 1,
+	.max = TRIM_MAX_LIMIT,
+};
+
+/* A value out of range is refused here, by the policy, with its attribute
+ * named in the extack; trim_settings_parse() checks what a range cannot say.
+ */
 static const struct nla_policy trim_policy[TCA_TRIM_MAX + 1] = {
-	[TCA_TRIM_LIMIT]		= { .type = NLA_U32 },
-	[TCA_TRIM_LIMIT_BYTES]		= { .type = NLA_U32 },
-	[TCA_TRIM_HDR_LIMIT]		= { .type = NLA_U32 },
-	[TCA_TRIM_HDR_LIMIT_BYTES]	= { .type = NLA_U32 },
-	[TCA_TRIM_KEEP]			= { .type = NLA_U16 },
-	[TCA_TRIM_SCHED]		= { .type = NLA_U8 },
-	[TCA_TRIM_HDR_WEIGHT]		= { .type = NLA_U32 },
-	[TCA_TRIM_DATA_WEIGHT]		= { .type = NLA_U32 },
-	[TCA_TRIM_TAIL_PROB]		= { .type = NLA_U32 },
-	[TCA_TRIM_HDR_MODE]		= { .type = NLA_U8 },
-	[TCA_TRIM_OVERFLOW]		= { .type = NLA_U8 },
-	[TCA_TRIM_MARK_DSCP]		= { .type = NLA_U8 },
-	[TCA_TRIM_MARK_OFFSET]		= { .type = NLA_U16 },
-	[TCA_TRIM_MARK_MASK]		= { .type = NLA_U8 },
-	[TCA_TRIM_CTRL_DSCP]		= { .type = NLA_U64 },
-	[TCA_TRIM_ECN_THRESH]		= { .type = NLA_U32 },
-	[TCA_TRIM_ELIG_DSCP]		= { .type = NLA_U64 },
-	[TCA_TRIM_ELIG_PROTO]		= { .type = NLA_U8 },
-	[TCA_TRIM_ELIG_PORT_MIN]	= { .type = NLA_U16 },
-	[TCA_TRIM_ELIG_PORT_MAX]	= { .type = NLA_U16 },
-	[TCA_TRIM_RATE]			= { .type = NLA_U64 },
-	[TCA_TRIM_FLAGS]		= { .type = NLA_U32 },
-	[TCA_TRIM_BOUNCE_MASK]		= { .type = NLA_U8 },
+	[TCA_TRIM_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &trim_limit_range),
+	[TCA_TRIM_LIMIT_BYTES]	= { .type = NLA_U32 },
+	[TCA_TRIM_HDR_LIMIT]	= NLA_POLICY_FULL_RANGE(NLA_U32, &trim_limit_range),
+	[TCA_TRIM_HDR_LIMIT_BYTES] = { .type = NLA_U32 },
+	[TCA_TRIM_KEEP]		= NLA_POLICY_MAX(NLA_U16, TRIM_KEEP_MAX),
+	[TCA_TRIM_SCHED]	= NLA_POLICY_MAX(NLA_U8, __TRIM_SCHED_MAX - 1),
+	[TCA_TRIM_HDR_WEIGHT]	= NLA_POLICY_RANGE(NLA_U32, 1, TRIM_MAX_WEIGHT),
+	[TCA_TRIM_DATA_WEIGHT]	= NLA_POLICY_RANGE(NLA_U32, 1, TRIM_MAX_WEIGHT),
+	[TCA_TRIM_TAIL_PROB]	= { .type = NLA_U32 },
+	[TCA_TRIM_HDR_MODE]	= NLA_POLICY_MAX(NLA_U8, __TRIM_HDR_MODE_MAX - 1),
+	[TCA_TRIM_OVERFLOW]	= NLA_POLICY_MAX(NLA_U8, __TRIM_OVERFLOW_MAX - 1),
+	[TCA_TRIM_MARK_DSCP]	= { .type = NLA_U8 },
+	[TCA_TRIM_MARK_OFFSET]	= { .type = NLA_U16 },
+	[TCA_TRIM_MARK_MASK]	= { .type = NLA_U8 },
+	[TCA_TRIM_CTRL_DSCP]	= { .type = NLA_U64 },
+	[TCA_TRIM_ECN_THRESH]	= { .type = NLA_U32 },
+	[TCA_TRIM_ELIG_DSCP]	= { .type = NLA_U64 },
+	[TCA_TRIM_ELIG_PROTO]	= { .type = NLA_U8 },
+	[TCA_TRIM_ELIG_PORT_MIN] = { .type = NLA_U16 },
+	[TCA_TRIM_ELIG_PORT_MAX] = { .type = NLA_U16 },
+	[TCA_TRIM_RATE]		= { .type = NLA_U64 },
+	[TCA_TRIM_FLAGS]	= NLA_POLICY_MASK(NLA_U32, TRIM_F_MASK),
+	[TCA_TRIM_BOUNCE_MASK]	= { .type = NLA_U8 },
 };
 
 static void trim_settings_default(struct trim_settings *s)
@@ -676,25 +687,14 @@ static void trim_settings_default(struct trim_settings *s)
 	s->overflow = TRIM_OVERFLOW_DROP;
 }
 
-/* A value out of [min, max] fails with @msg pointing at its attribute */
-#define TRIM_CHECK_RANGE(tb, type, val, min, max, msg, extack)		\
-({									\
-	u32 __val = (val);						\
-	int __err = 0;							\
-									\
-	if (__val < (min) || __val > (max)) {				\
-		NL_SET_ERR_MSG_ATTR(extack, (tb)[type], msg);		\
-		__err = -EINVAL;					\
-	}								\
-	__err;								\
-})
-
-/* Apply @tb on top of @s; refuse with a message naming the bad value */
+/* Apply @tb (its ranges checked by trim_policy) on top of @s; refuse what
+ * the policy cannot check: a value that is not a range, or values that
+ * must agree with each other.
+ */
 static int trim_settings_parse(struct trim_settings *s, struct nlattr **tb,
 			       struct netlink_ext_ack *extack)
 {
 	struct trim_config *c = &s->cfg;
-	int err = 0;
 
 	if (tb[TCA_TRIM_LIMIT])
 		c->limit = nla_get_u32(tb[TCA_TRIM_LIMIT]);
@@ -743,40 +743,6 @@ static int trim_settings_parse(struct trim_settings *s, struct nlattr **tb,
 	if (tb[TCA_TRIM_FLAGS])
 		s->flags = nla_get_u32(tb[TCA_TRIM_FLAGS]);
 
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_LIMIT, c->limit, 1,
-				      TRIM_MAX_LIMIT,
-				      "trim: limit must be 1 to 1000000 packets",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_HDR_LIMIT, c->hdr_limit, 1,
-				      TRIM_MAX_LIMIT,
-				      "trim: hdr_limit must be 1 to 1000000 packets",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_KEEP, c->keep, 0,
-				      TRIM_KEEP_MAX,
-				      "trim: keep must be 0 to 1024 bytes",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_SCHED, c->sched, 0,
-				      __TRIM_SCHED_MAX - 1,
-				      "trim: unknown sched (strict, wrr or drr)",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_HDR_WEIGHT, c->hdr_weight,
-				      1, TRIM_MAX_WEIGHT,
-				      "trim: hdr_weight must be 1 to 1000",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_DATA_WEIGHT,
-				      c->data_weight, 1, TRIM_MAX_WEIGHT,
-				      "trim: data_weight must be 1 to 1000",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_HDR_MODE, s->hdr_mode, 0,
-				      __TRIM_HDR_MODE_MAX - 1,
-				      "trim: unknown mode (prio or same)",
-				      extack);
-	err = err ?: TRIM_CHECK_RANGE(tb, TCA_TRIM_OVERFLOW, s->overflow, 0,
-				      __TRIM_OVERFLOW_MAX - 1,
-				      "trim: unknown overflow action (drop or rts)",
-				      extack);
-	if (err)
-		return err;
 	if (c->mark_dscp > 63 && c->mark_dscp != TRIM_DSCP_KEEP) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TRIM_MARK_DSCP],
 				    "trim: mark_dscp must be 0 to 63, or none");
@@ -794,11 +760,6 @@ static int trim_settings_parse(struct trim_settings *s, struct nlattr **tb,
 	if ((c->mark_mask || c->bounce_mask) && c->mark_offset >= c->keep) {
 		NL_SET_ERR_MSG(extack,
 			       "trim: mark_offset must lie within the kept bytes (less than keep), or set mark_mask and bounce_mask to 0");
-		return -EINVAL;
-	}
-	if (s->flags & ~TRIM_F_MASK) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_TRIM_FLAGS],
-				    "trim: unknown flags");
 		return -EINVAL;
 	}
 	return 0;
@@ -857,8 +818,7 @@ static int trim_change(struct Qdisc *sch, struct nlattr *opt,
 
 	if (!opt)
 		return 0;
-	err = nla_parse_nested_deprecated(tb, TCA_TRIM_MAX, opt, trim_policy,
-					  extack);
+	err = nla_parse_nested(tb, TCA_TRIM_MAX, opt, trim_policy, extack);
 	if (err < 0)
 		return err;
 	s = q->set;
