@@ -22,8 +22,8 @@
 # Namespaces: $TOPO_SW, $TOPO_RX, and $TOPO_PREFIX-sI (topo_sender_ns I).
 
 TREE=${TREE:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}
-BLAST=$TREE/tools/shoal-blast
-SINK=$TREE/tools/shoal-sink
+BLAST=$TREE/tools/traffic/shoal-blast
+SINK=$TREE/tools/traffic/shoal-sink
 export TC_LIB_DIR=${TC_LIB_DIR:-$TREE/tc}
 
 TOPO_PREFIX=

@@ -99,7 +99,7 @@ PORT=7000			# messages
 PERF_PORT=4800			# RPCs
 MSGS_PY=$TREE/tools/testing/lib/shoal_msgs.py
 PL2SW=$TREE/tools/pl2-switch/pl2-switch
-PERF=$TREE/tools/shoal-perf
+PERF=$TREE/tools/shoal-perf/shoal-perf
 DIR=${OUT:-${VM_OUT:-/tmp}}/pl2-incast.d
 CASES=()
 

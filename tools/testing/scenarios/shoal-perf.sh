@@ -35,7 +35,7 @@ source "$HERE/../lib/topo.sh"
 # shellcheck source=../lib/shoal.sh
 source "$HERE/../lib/shoal.sh"
 
-PERF=$TREE/tools/shoal-perf
+PERF=$TREE/tools/shoal-perf/shoal-perf
 LINK_MBIT=${PERF_LINK_MBIT:-20}
 QLIMIT=${PERF_QLIMIT:-50}		# packets of the switch port's pfifo
 RESEND_MS=${PERF_RESEND_MS:-50}	# net.shoal.resend_ms of both hosts
