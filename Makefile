@@ -74,8 +74,9 @@ tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
-tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c include/uapi/linux/shoal.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $< -lm -lpthread
+tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
+		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $(filter %.c,$^) -lm -lpthread
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
