@@ -165,10 +165,10 @@ PY
 # memory, and short flows across failures, then the Shoal transport
 # against TCP cubic and DCTCP, then PL2 with its switch against cubic
 # under an incast; each runs its own fabric
-"$TREE/scripts/lib/bench-flows.sh"
-"$TREE/scripts/lib/bench-fair.sh"
-"$TREE/scripts/lib/bench-fct.sh"
-"$TREE/scripts/lib/bench-sqr.sh"
-"$TREE/scripts/lib/bench-sqr-fct.sh"
-"$TREE/scripts/lib/bench-shoal.sh"
-"$TREE/scripts/lib/bench-pl2.sh"
+"$TREE/scripts/guest/bench-flows.sh"
+"$TREE/scripts/guest/bench-fair.sh"
+"$TREE/scripts/guest/bench-fct.sh"
+"$TREE/scripts/guest/bench-sqr.sh"
+"$TREE/scripts/guest/bench-sqr-fct.sh"
+"$TREE/scripts/guest/bench-shoal.sh"
+"$TREE/scripts/guest/bench-pl2.sh"

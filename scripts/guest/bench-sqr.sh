@@ -22,7 +22,7 @@ set -u
 TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 # shellcheck source=../../tools/testing/lib/topo.sh
 source "$TREE/tools/testing/lib/topo.sh"
-# shellcheck source=pktgen.sh
+# shellcheck source=../lib/pktgen.sh
 source "$TREE/scripts/lib/pktgen.sh"
 
 ROUNDS=${BENCH_SQR_ROUNDS:-9}
