@@ -4,8 +4,8 @@
 
 scenario/shoal-sird-tx's reading of the sender's and receiver's records
 in DIR: prints good1, good2 (1 if the receiver got its message whole and
-the sender saw it acked) and t1,
-t2 (elapsed seconds) as shell assignments for the scenario to eval."""
+the sender saw it acked) and t1, t2 (elapsed seconds) as shell
+assignments for the scenario to eval."""
 
 import json, sys
 d = sys.argv[1]
