@@ -15,7 +15,8 @@ UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
 UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
 TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
-TOOLS := tools/shoal-blast tools/shoal-sink tools/shoal-flows tools/shoal-perf
+TRAFFIC := tools/traffic/shoal-blast tools/traffic/shoal-sink tools/traffic/shoal-flows
+TOOLS := $(TRAFFIC) tools/shoal-perf/shoal-perf
 EXAMPLES := tools/examples/shoal-send tools/examples/shoal-recv
 
 BPF_OBJS := tools/bpf/calq_rank.bpf.o tools/bpf/xdp_drop.bpf.o
@@ -60,7 +61,7 @@ tools: $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
-tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/exe-sibling.h
+tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/exe-sibling.h
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
 
 # -mcpu=v3: the switch uses the value an atomic add returns
@@ -69,17 +70,19 @@ tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-s
 	clang $(BPF_CFLAGS) -mcpu=v3 -c -o $@ $<
 
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
-		include/uapi/linux/shoal.h tools/exe-sibling.h
+		include/uapi/linux/shoal.h tools/lib/exe-sibling.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
-tools/shoal-perf: tools/shoal-perf.c include/uapi/linux/shoal.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $< -lm -lpthread
+tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
+		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $(filter %.c,$^) -lm -lpthread
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
-tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h
+# the traffic tools of the tests and benches, and their one-user headers
+tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)

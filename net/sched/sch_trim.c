@@ -7,7 +7,7 @@
  * every packet sent to it (Popa et al., "Implementing packet trimming
  * support in hardware", and NDP).  Headers and data are scheduled by strict
  * priority, packet WRR or byte DRR; a full header queue drops the header or
- * returns it to its sender.  See Documentation/sch_trim.rst.
+ * returns it to its sender.  See Documentation/sch_trim.md.
  *
  * Locking: enqueue, dequeue, peek and reset run under the qdisc root lock,
  * in BH context (no sleeping, GFP_ATOMIC only).  init, change, dump and

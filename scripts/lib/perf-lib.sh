@@ -2,11 +2,11 @@
 # shellcheck shell=bash
 #
 # Helpers of the `make bench` and `make demo` parts that drive
-# tools/shoal-perf over a topo.sh fabric (source after topo.sh).  The
+# tools/shoal-perf/shoal-perf over a topo.sh fabric (source after topo.sh).  The
 # caller sets PERF_DIR (servers' logs and ready files go there) and
 # PERF_HOSTS (the end hosts' namespaces: server and clients).
 
-PERF=$TREE/tools/shoal-perf
+PERF=$TREE/tools/shoal-perf/shoal-perf
 PL2SW=$TREE/tools/pl2-switch/pl2-switch
 PERF_DIR=${PERF_DIR:-/tmp}
 PERF_HOSTS=()

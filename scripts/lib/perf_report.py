@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the bench and demo reports of scripts/lib read: a tool's JSON
+"""What the bench and demo reports of scripts/guest read: a tool's JSON
 output, and the "namespace counter value" lines perf_shoal_stats writes
 (summed over namespaces).  Imported by their inline python
 (PYTHONPATH=scripts/lib)."""

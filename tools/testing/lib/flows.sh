@@ -11,7 +11,7 @@
 #   flows_wait                wait for the senders, then the receiver
 #   flows_eval ARGS...        tools/testing/lib/flows.py, values into the shell
 
-FLOWS=$TREE/tools/shoal-flows
+FLOWS=$TREE/tools/traffic/shoal-flows
 FLOWS_PY=$TREE/tools/testing/lib/flows.py
 FLOWS_SENDERS=()
 FLOWS_RECV_PID=

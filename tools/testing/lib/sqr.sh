@@ -71,12 +71,7 @@ sqr_backup_link()
 # sqr's counters on r0 (bstats and xstats) as NAME=VALUE lines
 sqr_counters()
 {
-	sw tc -s -j qdisc show dev r0 | python3 -c '
-import json, sys
-q = next(q for q in json.load(sys.stdin) if q["kind"] == "sqr")
-for k, v in q.items():
-    if isinstance(v, int) and not isinstance(v, bool):
-        print("%s=%d" % (k, v))'
+	sw tc -s -j qdisc show dev r0 | python3 "$TREE/tools/testing/lib/sqr_counters.py"
 }
 
 # The receiver's end of r0 (its eth0) down for $1 seconds, then up again
@@ -208,28 +203,5 @@ sqr_drops_off()
 sqr_drops()
 {
 	echo 0 >"$SQR_TRACE/tracing_on"
-	eval "$(python3 -c '
-import bisect, re, sys
-syms = []
-for l in open("/proc/kallsyms"):
-    f = l.split()
-    if f[1] in "tT":
-        syms.append((int(f[0], 16), f[2]))
-syms.sort()
-ks = [a for a, _ in syms]
-n = {"detached": 0, "stopped": 0, "other": 0}
-for l in open(sys.argv[1]):
-    m = re.search(r"kfree_skb:.*location=(?:0x)?([0-9a-f]+) reason: (\w+)", l)
-    if not m:
-        continue
-    fn = syms[bisect.bisect_right(ks, int(m.group(1), 16)) - 1][1]
-    if m.group(2) == "QDISC_DROP":
-        n["detached"] += 1
-    elif fn in ("enqueue_to_backlog", "__dev_forward_skb2"):
-        n["stopped"] += 1
-    else:
-        n["other"] += 1
-        print("echo \"# drop at %s (%s)\" >&2;" % (fn, m.group(2)))
-for k, v in n.items():
-    print("drop_%s=%d" % (k, v))' "$SQR_TRACE/trace")"
+	eval "$(python3 "$TREE/tools/testing/lib/sqr_drops.py" "$SQR_TRACE/trace")"
 }

@@ -50,18 +50,7 @@ run()
 	wait "${pids[@]}"
 	topo_sink_wait || topo_log "$name: shoal-sink failed"
 	topo_qdisc_save "$dir/qdisc.json"
-	eval "$(python3 - "$dir/sink.json" <<'PY'
-import json, sys
-try:
-    s = json.load(open(sys.argv[1]))["per_sender"]
-    print("short_p50=%d short_p99=%d short_n=%d long_n=%d" % (
-        s["2"]["delay_us"]["p50"] / 1000, s["2"]["delay_us"]["p99"] / 1000,
-        s["2"]["whole"], s["1"]["whole"]))
-except (OSError, ValueError, KeyError) as e:
-    print("# %s" % e)
-    print("short_p50=-1 short_p99=-1 short_n=0 long_n=0")
-PY
-)"
+	eval "$(python3 "$HERE/../lib/calq_bpf_check.py" "$dir/sink.json")"
 	topo_log "$name: the short message waited $short_p50 ms (p50), $short_p99 ms (p99);" \
 		"delivered: long $long_n of 2500, short $short_n of 30"
 	CASES+=("{\"case\": \"$name\", \"short_p50_ms\": $short_p50, \"short_p99_ms\": $short_p99, \"long\": $long_n, \"short\": $short_n}")

@@ -52,22 +52,7 @@ run()
 	done
 	topo_sink_wait || topo_log "$name: shoal-sink failed"
 	host tc -s qdisc show dev eth0 >"$dir/qdisc.txt"
-	eval "$(python3 - "$dir/sink.json" "${RATES[@]}" <<'PY'
-import json, sys
-rates = [float(r) for r in sys.argv[2:]]
-try:
-    s = json.load(open(sys.argv[1]))
-    for i, r in enumerate(rates, 1):
-        p = s["per_sender"][str(i)]
-        print("rate_%d=%d p10_%d=%d n_%d=%d steady_%d=%d" % (
-              i, round(100 * p["rate_pps"] / r), i, round(100 * p["gap_us"]["p10"] * r / 1e6),
-              i, p["whole"], i, round(100 * p["windows_steady"] / max(p["windows"], 1))))
-except (OSError, ValueError, KeyError) as e:
-    print("# %s" % e)
-    for i in range(1, len(rates) + 1):
-        print("rate_%d=-1 p10_%d=-1 n_%d=0 steady_%d=-1" % (i, i, i, i))
-PY
-)"
+	eval "$(python3 "$HERE/../lib/calq_pace_check.py" "$dir/sink.json" "${RATES[@]}")"
 	topo_log "$name: rate vs target $rate_1% $rate_2% $rate_3%;" \
 		"steady windows $steady_1% $steady_2% $steady_3%;" \
 		"10th percentile gap vs ideal $p10_1% $p10_2% $p10_3%"

@@ -70,21 +70,7 @@ sweep_on()
 # counters: <dev>_<field> for every port of `show -j` (absent: -1)
 counters()
 {
-	eval "$(sw show -j | python3 -c '
-import json, sys
-f = ("in_res", "out_res", "rsv", "data", "unsol", "unsol_drop", "clamp",
-     "unrouted", "malformed", "grt_err", "other", "expired")
-try:
-    j = json.load(sys.stdin)
-except ValueError:
-    j = {"ports": []}
-for d in ("s1", "s2", "r0"):
-    p = [x for x in j["ports"] if x["dev"] == d]
-    for k in f:
-        print("%s_%s=%d" % (d, k, p[0][k] if p else -1))
-print("nports=%d" % len(j["ports"]))
-print("mode=%s" % j.get("mode", "none"))
-')"
+	eval "$(sw show -j | python3 "$HERE/../lib/pl2_switch_counters.py")"
 }
 
 # ---- errors before anything is attached ----

@@ -35,7 +35,7 @@ source "$HERE/../lib/topo.sh"
 # shellcheck source=../lib/shoal.sh
 source "$HERE/../lib/shoal.sh"
 
-PERF=$TREE/tools/shoal-perf
+PERF=$TREE/tools/shoal-perf/shoal-perf
 LINK_MBIT=${PERF_LINK_MBIT:-20}
 QLIMIT=${PERF_QLIMIT:-50}		# packets of the switch port's pfifo
 RESEND_MS=${PERF_RESEND_MS:-50}	# net.shoal.resend_ms of both hosts
@@ -64,34 +64,7 @@ mkdir -p "$DIR"
 
 # json_vars FILE: the client's JSON as shell assignments; parse=0 if it
 # does not parse
-PY='
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-except (OSError, ValueError) as e:
-    print("parse=0")
-    sys.exit(0)
-m = d["messages"]
-print("parse=1")
-for k in ("issued", "completed", "failed", "unanswered", "dropped_arrivals", "unknown_answers"):
-    print("%s=%d" % (k, m[k]))
-for k in ("offered_mbps", "issued_mbps", "goodput_mbps", "idle_rtt_us"):
-    print("%s=%s" % (k, d[k]))
-nonempty = [b for b in d["buckets"] if b["count"] > 0 and b["name"] != "all"]
-ok = [b for b in nonempty if b.get("slowdown", {}).get("p99", 0) > 0
-      and b["slowdown"]["p50"] > 0 and b["slowdown"]["p99"] >= b["slowdown"]["p50"]]
-print("groups=%d" % len(nonempty))
-print("groups_p99=%d" % len(ok))
-print("summary=\x27%s\x27" % " ".join("%s:%d/p50=%.2f/p99=%.2f" % (b["name"], b["count"],
-      b["slowdown"]["p50"], b["slowdown"]["p99"]) for b in nonempty))
-# percent of offered and of issued, integers for (( ))
-print("gp_offered_pct=%d" % round(100 * d["goodput_mbps"] / d["offered_mbps"]))
-print("gp_issued_pct=%d" % round(100 * d["goodput_mbps"] / max(d["issued_mbps"], 1e-9)))
-print("issued_pct=%d" % round(100 * d["issued_mbps"] / d["offered_mbps"]))
-print("gp_link_pct=%d" % round(100 * d["goodput_mbps"] / d["link_mbps"]))
-print("slowest_us=%d" % max([b.get("latency_us", {}).get("max", 0) for b in d["buckets"]]))
-print("sock_tx_failed=%d" % d.get("socket", {}).get("tx_failed", 0))
-'
+PY=$HERE/../lib/perf_json_vars.py
 
 # stats_snap PREFIX: /proc/net/shoal/stats of both hosts to PREFIX-client,
 # PREFIX-server
@@ -139,7 +112,7 @@ run()
 	wait "$spid"
 	TOPO_PIDS=("${TOPO_PIDS[@]/$spid}")
 	sed 's/^/# /' "$DIR/$proto.txt" "$DIR/$proto-server.log"
-	eval "$(python3 -c "$PY" "$DIR/$proto.json")"
+	eval "$(python3 "$PY" "$DIR/$proto.json")"
 	tap_ok "rc == 0" "$proto: the client exits 0 (status $rc)"
 	tap_ok "parse == 1" "$proto: its JSON parses"
 	((parse == 1)) || return

@@ -85,12 +85,7 @@ done
 #     socket it names by its source port: a PL2 socket's counts it stale
 #     and changes nothing; a SIRD socket takes no GRT
 for pw in "254 pl2_grt_stale+1 rx_grt+1" "253 rx_drop_no_socket+1 rx_grt+1"; do
-	ip netns exec "$B" python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, int(sys.argv[1]))
-s.bind(("0.0.0.0", 0x1234))
-sys.stdout.write("bound\n"); sys.stdout.flush()
-time.sleep(30)' "${pw%% *}" >"$TOPO_TMP/grt" &
+	ip netns exec "$B" python3 "$HERE/../lib/udp_hold.py" 4 $((0x1234)) 30 "${pw%% *}" >"$TOPO_TMP/grt" &
 	holder=$!
 	# python starts slowly in a guest on a busy host
 	for _ in $(seq 200); do
@@ -144,12 +139,7 @@ ip netns exec "$A" "$SHOAL_CRAFT" send data 10.77.0.2 5000
 topo_nap 0.2
 eval "$(shoal_stats_vars "$before" "$(ip netns exec "$B" cat /proc/net/shoal/stats)")"
 tap_ok "rx_packets == 1" "udp_port 5000: only the packet to 5000 arrives ($rx_packets)"
-ip netns exec "$B" python3 -c '
-import socket, sys, time
-s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
-s.bind(("::", 5001))
-sys.stdout.write("bound\n"); sys.stdout.flush()
-time.sleep(5)' >"$TOPO_TMP/holder" &
+ip netns exec "$B" python3 "$HERE/../lib/udp_hold.py" 6 5001 5 >"$TOPO_TMP/holder" &
 holder=$!
 for _ in $(seq 50); do
 	grep -q bound "$TOPO_TMP/holder" 2>/dev/null && break

@@ -52,16 +52,7 @@ R2ADDR=$(topo_sender_addr 2 4)
 S_IP=$(topo_sender_addr 1 4)
 
 # the most credit the host held, sampled every 10 ms until the file $1 is
-HELD_PY='
-import os, sys, time
-top = 0
-while not os.path.exists(sys.argv[1]):
-    for line in open("/proc/net/shoal/sird"):
-        if line.startswith("tx_held "):
-            top = max(top, int(line.split()[1]))
-    time.sleep(0.01)
-print(top)
-'
+HELD_PY=$HERE/../lib/sird_held_max.py
 BDP=$(ip netns exec "$TOPO_RX" sysctl -n net.shoal.bdp)
 
 # sird_alpha NS: the receiver NS's csn-loop alpha for our host
@@ -109,29 +100,14 @@ run()
 		>"$TOPO_TMP/s.json" &
 	pids+=($!)
 	rm -f "$TOPO_TMP/stop"
-	ip netns exec "$S" python3 -c "$HELD_PY" "$TOPO_TMP/stop" >"$TOPO_TMP/held" &
+	ip netns exec "$S" python3 "$HELD_PY" "$TOPO_TMP/stop" >"$TOPO_TMP/held" &
 	smp=$!
 	wait "${pids[@]}"
 	touch "$TOPO_TMP/stop"
 	wait "$smp"
 	held_max=$(cat "$TOPO_TMP/held")
-	eval "$(python3 - "$TOPO_TMP" <<'PY'
-import json, sys
-d = sys.argv[1]
-def load(p):
-    try:
-        return json.load(open(d + "/" + p))
-    except (OSError, ValueError):
-        return {}
-s = load("s.json")
-for i in (1, 2):
-    r = load("r%d.json" % i)
-    ok = r.get("good") == 1 and r.get("bad") == 0 and s.get("acked%d" % i) == 1
-    print("good%d=%d" % (i, 1 if ok else 0))
-    print("t%d=%s" % (i, s.get("t%d" % i, -1)))
-PY
-	)"
-	eval "$(tc -n "$S" -s -j qdisc show dev eth0 | python3 -c "$TOPO_PY" qdisc |
+	eval "$(python3 "$HERE/../lib/shoal_sird_tx_check.py" "$TOPO_TMP")"
+	eval "$(tc -n "$S" -s -j qdisc show dev eth0 | python3 "$TOPO_PY" qdisc |
 		sed -n 's/^child_data_qlen_max=/q_peak=/p')"
 	csn=$(($(sird_tx tx_csn) - csn0))
 	fair=$(($(sird_tx tx_fair) - fair0))

@@ -45,10 +45,7 @@ run()
 		2>"$TOPO_TMP/$name.log" || topo_log "$name: $(cat "$TOPO_TMP/$name.log")"
 	rto=$(($(sqr_timeouts) - t0))
 	eval "$(sqr_counters)"
-	read -r flows_ok p99_us max_us < <(python3 -c '
-import json, sys
-f = sorted(x["fct_us"] for x in json.load(open(sys.argv[1]))["flows"])
-print(len(f), f[min(len(f) - 1, len(f) * 99 // 100)] if f else 0, f[-1] if f else 0)' \
+	read -r flows_ok p99_us max_us < <(python3 "$HERE/../lib/fct_p99.py" \
 		"$TOPO_TMP/$name.json")
 	echo "# $name: $flows_ok flows, $rto retransmission timeouts, fct p99 ${p99_us} us" \
 		"max ${max_us} us; sqr: outages $fault_outages fault_drops $fault_drops" \

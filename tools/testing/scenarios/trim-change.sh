@@ -23,13 +23,7 @@ sw() { ip netns exec "$TOPO_SW" "$@"; }
 # snapshot: tbf_* and trim_* integer fields of r0's qdiscs, one dump
 snapshot()
 {
-	sw tc -s -j qdisc show dev r0 | python3 -c '
-import json, sys
-for q in json.load(sys.stdin):
-    p = {"tbf": "tbf_", "trim": "trim_"}.get(q["kind"])
-    for k, v in q.items():
-        if p and isinstance(v, int) and not isinstance(v, bool):
-            print("%s%s=%d" % (p, k, v))'
+	sw tc -s -j qdisc show dev r0 | python3 "$HERE/../lib/trim_tbf_counters.py"
 }
 
 sw tc qdisc add dev r0 root handle 1: tbf rate 50kbit burst 4k limit 1m &&

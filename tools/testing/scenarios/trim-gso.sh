@@ -43,28 +43,7 @@ ip netns exec "$tx" ethtool -K eth0 tx on >/dev/null || topo_die "ethtool"
 # receive DATAGRAMS on PORT for up to 20 s; print "count short long"
 receiver()
 {
-	ip netns exec "$TOPO_RX" python3 - "$1" "$PORT" "$2" <<'PY'
-import socket, sys
-fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
-want = int(sys.argv[3])
-s = socket.socket(fam, socket.SOCK_DGRAM)
-s.bind(("::" if fam == socket.AF_INET6 else "0.0.0.0", int(sys.argv[2])))
-open("/tmp/gso-ready-%s" % sys.argv[1], "w").close()
-s.settimeout(20)
-n = short = full = 0
-try:
-    while n < want:
-        d = s.recv(65536)
-        n += 1
-        if len(d) < 1000:
-            short += 1
-        else:
-            full += 1
-        s.settimeout(3)
-except socket.timeout:
-    pass
-print(n, short, full)
-PY
+	ip netns exec "$TOPO_RX" python3 "$HERE/../lib/gso_recv.py" "$1" "$PORT" "$2"
 }
 
 for fam in $FAMILIES; do
@@ -81,26 +60,11 @@ for fam in $FAMILIES; do
 		[ -e "/tmp/gso-ready-$fam" ] && break
 		topo_nap 0.1
 	done
-	ip netns exec "$tx" python3 - "$fam" "$(topo_rx_addr "$fam")" "$PORT" \
-		"$BUFFERS" "$SEGS" "$SEG" <<'PY'
-import socket, sys
-fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
-dst, port, bufs, segs, seg = sys.argv[2], int(sys.argv[3]), *map(int, sys.argv[4:7])
-s = socket.socket(fam, socket.SOCK_DGRAM)
-s.setsockopt(socket.SOL_UDP, 103, seg)		# UDP_SEGMENT
-for i in range(bufs):
-    s.sendto(bytes([i]) * (seg * segs), (dst, port))
-PY
+	ip netns exec "$tx" python3 "$HERE/../lib/gso_send.py" "$fam" "$(topo_rx_addr "$fam")" "$PORT" \
+		"$BUFFERS" "$SEGS" "$SEG"
 	wait "$rx_pid"
 	read -r got short full <"$TOPO_TMP/rx-$fam"
-	eval "$(ip netns exec "$tx" tc -s -j qdisc show dev eth0 | python3 -c '
-import json, sys
-for q in json.load(sys.stdin):
-    p = "htb_" if q["kind"] == "htb" else "trim_" if q["kind"] == "trim" else None
-    if p:
-        for k, v in q.items():
-            if isinstance(v, int) and not isinstance(v, bool):
-                print("%s%s=%d" % (p, k, v))')"
+	eval "$(ip netns exec "$tx" tc -s -j qdisc show dev eth0 | python3 "$HERE/../lib/gso_qdisc_values.py")"
 	ip netns exec "$tx" tc qdisc del dev eth0 root
 	echo "# $tag: received $got ($short trimmed, $full whole) of $total; gso_split $trim_gso_split;" \
 		"trim_arrival $trim_trim_arrival trim_tail $trim_trim_tail; htb qlen $htb_qlen backlog $htb_backlog"

@@ -85,7 +85,7 @@ echo
 echo "Raw results: $DIR"
 
 # the afq, sqr, Shoal transport and PL2 parts run their own fabrics
-"$TREE/scripts/lib/demo-afq.sh"
-"$TREE/scripts/lib/demo-sqr.sh"
-"$TREE/scripts/lib/demo-shoal.sh"
-"$TREE/scripts/lib/demo-pl2.sh"
+"$TREE/scripts/guest/demo-afq.sh"
+"$TREE/scripts/guest/demo-sqr.sh"
+"$TREE/scripts/guest/demo-shoal.sh"
+"$TREE/scripts/guest/demo-pl2.sh"

@@ -23,7 +23,7 @@ TREE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 source "$TREE/tools/testing/lib/topo.sh"
 # shellcheck source=../../tools/testing/lib/shoal.sh
 source "$TREE/tools/testing/lib/shoal.sh"
-# shellcheck source=perf-lib.sh
+# shellcheck source=../lib/perf-lib.sh
 source "$TREE/scripts/lib/perf-lib.sh"
 
 N=${DEMO_PL2_SENDERS:-6}
