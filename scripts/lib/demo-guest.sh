@@ -45,7 +45,7 @@ incast()
 		"$( ((s_trimmed > 0)) && ms "$d_trim_p50" || echo -)"
 	eval "${tag}_lost=$lost ${tag}_sent=$sent ${tag}_trimmed=$s_trimmed"
 	eval "${tag}_p99=$d_whole_p99 ${tag}_hdr=$d_trim_p50 ${tag}_data=$d_whole_p50"
-	eval "${tag}_jumps=$s_jumps"
+	eval "${tag}_jumps=$s_jumps ${tag}_lead=$s_jump_lead_p50_us"
 	hsoj=${child_hdr_sojourn_avg_us:-0} dsoj=${child_data_sojourn_avg_us:-0}
 	eval "${tag}_hsoj=${hsoj%.*} ${tag}_dsoj=${dsoj%.*}"
 	unset child_hdr_sojourn_avg_us child_data_sojourn_avg_us
@@ -93,14 +93,15 @@ else
 	echo "  headers, so the receiver knows what to ask for again."
 fi
 # A header jumped the queue when it arrived before older data of its own
-# sender (shoal-sink's jumps): that is what the header queue is for.
-# Delays count from the send, so a header trimmed off the data queue's
-# tail brings the wait it had there, and whole and trimmed packets are
+# sender (shoal-sink's jumps), by the time to the last of that data's
+# arrival (its jump_lead): that is what the header queue is for.  Delays
+# count from the send, so a header trimmed off the data queue's tail
+# brings the wait it had there, and whole and trimmed packets are
 # different packets: the delays alone cannot say it.
 if ((trim_trimmed > 0)); then
 	if ((trim_jumps > 0)); then
 		echo "- $trim_jumps of the $trim_trimmed headers arrived before older data of their own"
-		echo "  sender: they jumped the data queue."
+		echo "  sender, $(ms "$trim_lead") (p50) before the last of it: they jumped the data queue."
 	else
 		echo "- None of the $trim_trimmed headers arrived before older data of its sender:"
 		echo "  no header jumped the data queue in this run."
