@@ -130,7 +130,8 @@ for name in (l.strip() for l in open(d + "/runs")):
         wire = "-"
     ok[name] = (q.get("drops", -1), lost, resent)
     if wire != "-" and float(wire.strip(" %")) < 95:
-        slow.append(names.get(name, name))
+        slow.append("%s (wire %s, peak %d)" % (names.get(name, name), wire.strip(),
+                                               q.get("data_qlen_max", -1)))
     print("%-22s %6d %7d %7.0f%% %6s %7d %6d %8d" % (names.get(name, name), done, lost,
           100 * gp / link, wire, q.get("drops", -1), q.get("data_qlen_max", -1), resent))
 print("(msgs: messages answered; lost: failed or unanswered; goodput: of the link; wire: what")
@@ -146,10 +147,11 @@ for name, (drops, lost, resent) in ok.items():
         print("%s: the port dropped %d packets; %d messages were not answered; %d packets"
               " were sent again." % (what, drops, lost, resent))
 if slow:
-    print("The emulated link sent below 95%% of its rate in: %s (its timer ran late in a busy"
-          % ", ".join(slow))
-    print("guest); PL2's switch schedules the port at its nominal rate, so there what was")
-    print("scheduled waits and the queue grows.")
+    print("The emulated link sent below 95% of its rate (its timer ran late in a busy guest)"
+          " in:")
+    print("  %s;" % "; ".join(slow))
+    print("PL2's switch schedules the port at its nominal rate: what the link did not send")
+    print("waits in the queue.")
 print("Documentation/shoal.md, \"PL2 measured\", has runs and what they show.")
 PY
 echo "Raw results: $DIR"

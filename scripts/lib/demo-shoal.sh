@@ -102,11 +102,12 @@ print("  %d RESENDs after a quiet interval (a loss)." % stats.get("rx_resend_qui
 s, t = res["sird"], res["tcp"]
 if s[1] > 0 and t[1] > 0:
     # the verdict follows from the numbers: sooner or later, at each percentile
-    def than(x):
-        return "sooner than" if x < 1 else "as soon as" if x == 1 else "later than"
+    def when(x):
+        return "sooner" if x < 1 else "as soon" if x == 1 else "later"
     print("SIRD's completion times against TCP's: p50 %.2fx, p99 %.2fx: SIRD's messages"
           % (s[0] / t[0], s[1] / t[1]))
-    print("completed %s TCP's at p50 and %s at p99." % (than(s[0] / t[0]), than(s[1] / t[1])))
+    print("completed %s than TCP's at p50, %s at p99."
+          % (when(s[0] / t[0]), when(s[1] / t[1])))
     if stats.get("rx_resend_trimmed", 0) > 0:
         print("Its receiver asked again at once for the trimmed packets, from their headers;"
               " a dropped")

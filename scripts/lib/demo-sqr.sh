@@ -97,15 +97,15 @@ for outage in injected real; do
 	fi
 	l0=${LOST[$outage-0]} l1=${LOST[$outage-10ms]}
 	if ((l0 > 0)); then
-		line="$what lost $l0 packets without copies (those on the link until it was found)"
+		echo "$what lost $l0 packets without copies (those on the link until it was found);"
 	else
-		line="$what lost nothing without copies in this run"
+		echo "$what lost nothing without copies in this run;"
 	fi
 	if ((l1 == 0 && ${RESENT[$outage-10ms]} > 0)); then
-		line+="; with copies none: sqr resent ${RESENT[$outage-10ms]} from its ring"
+		line="  with copies none: sqr resent ${RESENT[$outage-10ms]} from its ring"
 		((${REORD[$outage-10ms]} == 0)) && line+=", in order"
 	else
-		line+="; with copies $l1, ${RESENT[$outage-10ms]} resent"
+		line="  with copies $l1, ${RESENT[$outage-10ms]} resent"
 	fi
 	echo "$line."
 done
