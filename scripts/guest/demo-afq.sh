@@ -59,6 +59,14 @@ print("a=%.1f b=%.1f j=%.2f" % (host[1], host[2], jain))
 PY
 )"
 	printf '%-34s %10s %10s %8s\n' "$*" "$a" "$b" "$j"
+	GA[$tag]=$a GB[$tag]=$b
+}
+declare -A GA GB
+
+# near X Y: X and Y (Mbit/s) within 25% of each other
+near()
+{
+	awk -v x="$1" -v y="$2" 'BEGIN { exit !(x > 0 && y > 0 && x <= 1.25 * y && y <= 1.25 * x) }'
 }
 
 echo
@@ -75,6 +83,33 @@ for q in "pfifo limit 1000" "afq limit 1000" "afq limit 1000 flow_key src"; do
 	# shellcheck disable=SC2086
 	round "tcp-${q// /_}" --flows 8 --cc cubic -- $q
 done
+
+# the sentences follow from the rows above
 echo
-echo "afq gives every flow (or, with flow_key src, every sending host) the same"
-echo "share; a FIFO gives the link to whoever sends most."
+f=udp-pfifo a=udp-afq
+if near "${GA[$a]}" "${GB[$a]}"; then
+	echo "Against UDP at 30 Mbit/s, afq gave both hosts about the same share" \
+		"(${GA[$a]} and ${GB[$a]} Mbit/s);"
+else
+	echo "Against UDP at 30 Mbit/s, afq did not give both hosts the same share" \
+		"(${GA[$a]} and ${GB[$a]} Mbit/s);"
+fi
+if awk -v x="${GA[$f]}" -v y="${GB[$f]}" 'BEGIN { exit !(x > 2 * y) }'; then
+	echo "the FIFO gave the link to the one that sends most (${GA[$f]} against ${GB[$f]})."
+else
+	echo "the FIFO gave ${GA[$f]} and ${GB[$f]} Mbit/s."
+fi
+a=tcp-afq_limit_1000 k=tcp-afq_limit_1000_flow_key_src
+per=$(awk -v x="${GA[$a]}" 'BEGIN { printf "%.1f", x / 8 }')
+if near "$per" "${GB[$a]}"; then
+	echo "8 TCP flows against 1: afq gave every flow about the same share ($per Mbit/s each"
+	echo "of the 8, ${GB[$a]} for the lone one),"
+else
+	echo "8 TCP flows against 1: afq did not give every flow the same share ($per Mbit/s each"
+	echo "of the 8, ${GB[$a]} for the lone one),"
+fi
+if near "${GA[$k]}" "${GB[$k]}"; then
+	echo "and with flow_key src every sending host about the same (${GA[$k]} and ${GB[$k]})."
+else
+	echo "and with flow_key src the hosts did not get the same (${GA[$k]} and ${GB[$k]})."
+fi

@@ -45,6 +45,7 @@ incast()
 		"$( ((s_trimmed > 0)) && ms "$d_trim_p50" || echo -)"
 	eval "${tag}_lost=$lost ${tag}_sent=$sent ${tag}_trimmed=$s_trimmed"
 	eval "${tag}_p99=$d_whole_p99 ${tag}_hdr=$d_trim_p50 ${tag}_data=$d_whole_p50"
+	eval "${tag}_jumps=$s_jumps ${tag}_lead=$s_jump_lead_p50_us"
 	hsoj=${child_hdr_sojourn_avg_us:-0} dsoj=${child_data_sojourn_avg_us:-0}
 	eval "${tag}_hsoj=${hsoj%.*} ${tag}_dsoj=${dsoj%.*}"
 	unset child_hdr_sojourn_avg_us child_data_sojourn_avg_us
@@ -71,16 +72,50 @@ incast fifo pfifo limit 12
 incast deep pfifo limit 1000
 incast trim trim limit 12
 
+# Every sentence below follows from the numbers above: which one is
+# printed depends on them.
 echo
 echo "What this shows:"
-echo "- A 12-packet drop-tail queue lost $fifo_lost of $fifo_sent packets: each loss costs the"
-echo "  sender a timeout before it even knows."
-echo "- A 1000-packet queue lost $deep_lost, but data waited up to $(ms "$deep_p99") (p99): the"
-echo "  latency every other flow through that port pays."
-echo "- trim, with the same 12-packet queue, lost $trim_lost: $trim_trimmed packets arrived as"
-echo "  headers, so the receiver knows exactly what to ask for again. Headers"
-echo "  arrived in $(ms "$trim_hdr") (p50) against $(ms "$trim_data") for data: they jump the queue"
-echo "  (time in the qdisc: headers ${trim_hsoj} us, data ${trim_dsoj} us on average)."
+if ((fifo_lost > 0)); then
+	echo "- A 12-packet drop-tail queue lost $fifo_lost of $fifo_sent packets: each loss costs the"
+	echo "  sender a timeout before it even knows."
+else
+	echo "- A 12-packet drop-tail queue lost none of $fifo_sent packets in this run."
+fi
+echo "- A 1000-packet queue lost $deep_lost; its data waited up to $(ms "$deep_p99") (p99)" \
+	"against $(ms "$trim_p99")"
+echo "  through trim's 12 packets: the latency every other flow through that port pays."
+if ((trim_lost == 0 && trim_trimmed > 0)); then
+	echo "- trim, with the same 12-packet queue, lost nothing: $trim_trimmed packets arrived as"
+	echo "  headers, so the receiver knows exactly what to ask for again."
+else
+	echo "- trim, with the same 12-packet queue, lost $trim_lost; $trim_trimmed packets arrived as"
+	echo "  headers, so the receiver knows what to ask for again."
+fi
+# A header jumped the queue when it arrived before older data of its own
+# sender (shoal-sink's jumps), by the time to the last of that data's
+# arrival (its jump_lead): that is what the header queue is for.  Delays
+# count from the send, so a header trimmed off the data queue's tail
+# brings the wait it had there, and whole and trimmed packets are
+# different packets: the delays alone cannot say it.
+if ((trim_trimmed > 0)); then
+	if ((trim_jumps > 0)); then
+		echo "- $trim_jumps of the $trim_trimmed headers arrived before older data of their own"
+		echo "  sender, $(ms "$trim_lead") (p50) before the last of it: they jumped the data queue."
+	else
+		echo "- None of the $trim_trimmed headers arrived before older data of its sender:"
+		echo "  no header jumped the data queue in this run."
+	fi
+	if ((trim_hdr < trim_data)); then
+		cmp=sooner
+	else
+		cmp="no sooner"
+	fi
+	echo "  One-way, headers arrived $cmp than data: $(ms "$trim_hdr") against $(ms "$trim_data")" \
+		"(p50);"
+	echo "  in the qdisc (from entering it: a header trimmed off the data queue's tail"
+	echo "  counts its wait there) headers spent ${trim_hsoj} us, data ${trim_dsoj} us on average."
+fi
 echo
 echo "Raw results: $DIR"
 

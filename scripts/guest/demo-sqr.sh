@@ -39,8 +39,11 @@ stream()
 	eval "$(sqr_counters)"
 	printf '%-6s %9s %9s %11s %8s %8s\n' "$1" "$distinct" "$((COUNT - distinct))" \
 		"$reordered" "$resent" "$dups"
+	LOST[$outage-$1]=$((COUNT - distinct)) REORD[$outage-$1]=$reordered RESENT[$outage-$1]=$resent
 	sw tc qdisc del dev r0 root
 }
+
+declare -A LOST REORD RESENT TIMEOUTS
 
 echo
 echo "== sqr: a failing link, with and without copies held"
@@ -74,7 +77,8 @@ for hold in 0 10ms; do
 		topo_die "sqr"
 	t0=$(sqr_timeouts)
 	sqr_rpc_call --flows 60 --seed 3 --json "$DIR/tcp-$hold.json" 2>/dev/null
-	python3 - "$DIR/tcp-$hold.json" "$hold" "$(($(sqr_timeouts) - t0))" <<'PY'
+	TIMEOUTS[$hold]=$(($(sqr_timeouts) - t0))
+	python3 - "$DIR/tcp-$hold.json" "$hold" "${TIMEOUTS[$hold]}" <<'PY'
 import json, sys
 f = sorted(x["fct_us"] / 1000 for x in json.load(open(sys.argv[1]))["flows"])
 print("%-6s %8d %14s %12.1f %12.1f" % (sys.argv[2], len(f), sys.argv[3],
@@ -82,7 +86,34 @@ print("%-6s %8d %14s %12.1f %12.1f" % (sys.argv[2], len(f), sys.argv[3],
 PY
 	sw tc qdisc del dev r0 root
 done
+
+# the sentences follow from the rows above
 echo
-echo "Without copies the failover loses what was on the link until the failure"
-echo "was found, and TCP waits for a timeout (200 ms, a second for a SYN);"
-echo "sqr resends those packets from its ring, in order, milliseconds late."
+for outage in injected real; do
+	if [ $outage = injected ]; then
+		what="The injected outage"
+	else
+		what="The link down"
+	fi
+	l0=${LOST[$outage-0]} l1=${LOST[$outage-10ms]}
+	if ((l0 > 0)); then
+		echo "$what lost $l0 packets without copies (those on the link until it was found);"
+	else
+		echo "$what lost nothing without copies in this run;"
+	fi
+	if ((l1 == 0 && ${RESENT[$outage-10ms]} > 0)); then
+		line="  with copies none: sqr resent ${RESENT[$outage-10ms]} from its ring"
+		((${REORD[$outage-10ms]} == 0)) && line+=", in order"
+	else
+		line="  with copies $l1, ${RESENT[$outage-10ms]} resent"
+	fi
+	echo "$line."
+done
+t0=${TIMEOUTS[0]} t1=${TIMEOUTS[10ms]}
+if ((t0 > t1)); then
+	echo "TCP waited for $t0 retransmission timeouts (200 ms, a second for a SYN) without"
+	echo "copies and $t1 with them."
+else
+	echo "TCP waited for $t0 retransmission timeouts without copies and $t1 with them:"
+	echo "copies did not spare any in this run."
+fi

@@ -285,6 +285,69 @@ static uint64_t count_jumps(const struct sink *s)
 }
 
 /*
+ * How far ahead the headers that jumped arrived: per such header, the time
+ * from its arrival to that of the last whole packet of its sender with a
+ * lower seq (the latest of the older data it overtook).  Walking the
+ * arrivals backwards, each sender's whole packets seen so far (arriving
+ * later) are kept in the order seen, with the lowest seq among the first
+ * k: the first with a seq below the header's is the latest to arrive, and
+ * bisection finds it.  p50 and max in us, -1 when no header jumped.
+ */
+static void jump_leads(const struct sink *s, int64_t *p50_us, int64_t *max_us)
+{
+	size_t ns = s->nsenders + 1, i, nl = 0, *off, *len;
+	uint32_t *pmin = malloc((s->narr + 1) * sizeof(*pmin));
+	uint64_t *tw = malloc((s->narr + 1) * sizeof(*tw));
+	uint64_t *lead = malloc((s->narr + 1) * sizeof(*lead));
+
+	*p50_us = *max_us = -1;
+	off = calloc(ns + 1, sizeof(*off));
+	len = calloc(ns, sizeof(*len));
+	if (!pmin || !tw || !lead || !off || !len)
+		goto out;
+	for (i = 0; i < s->narr; i++)
+		if (s->arr[i].kind == K_WHOLE)
+			off[s->arr[i].sender + 1]++;
+	for (i = 1; i <= ns; i++)
+		off[i] += off[i - 1];
+	for (i = s->narr; i-- > 0;) {
+		const struct arrival *a = &s->arr[i];
+		size_t base = off[a->sender], k = len[a->sender], lo = 0, hi;
+
+		if (a->kind == K_WHOLE) {
+			pmin[base + k] = k && pmin[base + k - 1] < a->seq ?
+					 pmin[base + k - 1] : a->seq;
+			tw[base + k] = s->tarr[i].t_ns;
+			len[a->sender]++;
+			continue;
+		}
+		if (!k || pmin[base + k - 1] >= a->seq)
+			continue;
+		hi = k - 1;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (pmin[base + mid] < a->seq)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		lead[nl++] = tw[base + lo] - s->tarr[i].t_ns;
+	}
+	if (nl) {
+		qsort(lead, nl, sizeof(*lead), tm_cmp_u64);
+		*p50_us = (int64_t)(lead[nl / 2] / 1000);
+		*max_us = (int64_t)(lead[nl - 1] / 1000);
+	}
+out:
+	free(pmin);
+	free(tw);
+	free(lead);
+	free(off);
+	free(len);
+}
+
+/*
  * Packets that arrived after one of their sender with a higher seq: out of
  * order (a resent copy overtaken by newer packets, say).  Duplicates are
  * not among the arrivals, so each packet counts once.
@@ -647,6 +710,7 @@ static void write_json(FILE *f, const struct opts *o, struct sink *s,
 {
 	struct sender_timing tm[MAX_SENDERS];
 	struct deadline_order dord;
+	int64_t lead_p50, lead_max;
 	unsigned int i;
 	bool first = true;
 
@@ -679,8 +743,10 @@ static void write_json(FILE *f, const struct opts *o, struct sink *s,
 	fprintf(f, " \"capture_drops\": %llu, \"udp_rx\": %llu, \"udp_drops\": %llu,\n",
 		(unsigned long long)cap_drops, (unsigned long long)s->udp_rx,
 		(unsigned long long)udp_drops);
-	fprintf(f, " \"jumps\": %llu, \"reordered\": %llu,\n \"delay_us\": {\n",
-		(unsigned long long)jumps, (unsigned long long)reordered);
+	jump_leads(s, &lead_p50, &lead_max);
+	fprintf(f, " \"jumps\": %llu, \"jump_lead_p50_us\": %lld, \"jump_lead_max_us\": %lld,\n",
+		(unsigned long long)jumps, (long long)lead_p50, (long long)lead_max);
+	fprintf(f, " \"reordered\": %llu,\n \"delay_us\": {\n", (unsigned long long)reordered);
 	json_dstats(f, "whole", dw, false);
 	json_dstats(f, "trimmed", dt, true);
 	tm_deadline_order(s->tarr, s->narr, o->order_tol_ns, &dord, tm);
