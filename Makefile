@@ -8,7 +8,9 @@ KDIR ?= /lib/modules/$(KREL)/build
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror=implicit-function-declaration
-UAPI := -Iinclude/uapi
+# the uapi headers, and include/ for the kernel-free layer (<net/shoal/*.h>)
+UAPI := -Iinclude/uapi -Iinclude
+SHOAL_H := $(wildcard include/net/shoal/*.h)
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
@@ -65,11 +67,11 @@ tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/exe-sibling.h
 
 # -mcpu=v3: the switch uses the value an atomic add returns
 tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-switch/pl2_switch_core.h \
-		net/sched/core_types.h include/uapi/linux/shoal.h
+		include/net/shoal/types.h include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -mcpu=v3 -c -o $@ $<
 
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
-		include/uapi/linux/shoal.h tools/exe-sibling.h
+		include/net/shoal/types.h include/uapi/linux/shoal.h tools/exe-sibling.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
@@ -79,14 +81,15 @@ tools/shoal-perf: tools/shoal-perf.c include/uapi/linux/shoal.h
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
-tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h
+tools/shoal-%: tools/shoal-%.c tools/pktcheck.h tools/sink-timing.h tools/flows-capture.h include/uapi/linux/shoal.h \
+		$(SHOAL_H)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
 
 build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/transport/*.h \
-		tools/pl2-switch/*.h
+		tools/pl2-switch/*.h $(SHOAL_H)
 	@mkdir -p build/unit
 	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/pl2-switch \
 		-Itools/testing/unit $(UAPI) -o $@ $< -lm

@@ -19,7 +19,7 @@
 #ifndef _PL2_SWITCH_CORE_H
 #define _PL2_SWITCH_CORE_H
 
-#include "../../net/sched/core_types.h"
+#include <net/shoal/types.h>
 #include <linux/bpf.h>		/* struct bpf_timer */
 #include <linux/shoal.h>
 
