@@ -8,7 +8,9 @@ KDIR ?= /lib/modules/$(KREL)/build
 CC ?= gcc
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror=implicit-function-declaration
-UAPI := -Iinclude/uapi
+# the uapi headers, and include/ for the kernel-free layer (<net/shoal/*.h>)
+UAPI := -Iinclude/uapi -Iinclude
+SHOAL_H := $(wildcard include/net/shoal/*.h)
 
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
@@ -62,16 +64,16 @@ tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
 tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/exe-sibling.h
-	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lbpf
+	$(CC) $(CFLAGS) $(WARN) -Itools/lib -o $@ $< -lbpf
 
 # -mcpu=v3: the switch uses the value an atomic add returns
 tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-switch/pl2_switch_core.h \
-		net/sched/core_types.h include/uapi/linux/shoal.h
+		include/net/shoal/types.h include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -mcpu=v3 -c -o $@ $<
 
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
-		include/uapi/linux/shoal.h tools/lib/exe-sibling.h
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lbpf
+		include/net/shoal/types.h include/uapi/linux/shoal.h tools/lib/exe-sibling.h
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -Itools/lib -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
 tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
@@ -82,14 +84,15 @@ tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
 # the traffic tools of the tests and benches, and their one-user headers
-tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h
+tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h \
+		$(SHOAL_H)
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
 
 build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/transport/*.h \
-		tools/pl2-switch/*.h
+		tools/pl2-switch/*.h $(SHOAL_H)
 	@mkdir -p build/unit
 	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/pl2-switch \
 		-Itools/testing/unit $(UAPI) -o $@ $< -lm

@@ -18,7 +18,7 @@
 #ifndef _SHOAL_AFQ_CORE_H
 #define _SHOAL_AFQ_CORE_H
 
-#include "core_types.h"
+#include <net/shoal/types.h>
 
 #define AFQ_ROWS_MAX		8
 #define AFQ_PROBE		8	/* exact table: slots looked at per flow */

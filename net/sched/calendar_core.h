@@ -13,7 +13,7 @@
 #ifndef _SHOAL_CALENDAR_CORE_H
 #define _SHOAL_CALENDAR_CORE_H
 
-#include "core_types.h"
+#include <net/shoal/types.h>
 
 #define CAL_MAX_BUCKETS		4096
 #define CAL_WORDS		(CAL_MAX_BUCKETS / 64)

@@ -19,18 +19,15 @@
 #ifndef _SHOAL_CALQ_CORE_H
 #define _SHOAL_CALQ_CORE_H
 
-#include "core_types.h"
+#include <net/shoal/pkt_parse.h>
+#include <net/shoal/wire.h>
 #include "calendar_core.h"
-#include "trim_core.h"
-#include <linux/shoal.h>
 
 #define CALQ_S64_MAX		((s64)(~0ULL >> 1))
 #define CALQ_S64_MIN		(-CALQ_S64_MAX - 1)
 #define CALQ_OFF_LIMIT		0x4000000000000000LL	/* 2^62 days: past any horizon */
 #define CALQ_PARSE_LEN		192	/* IPv6 with options + UDP + Shoal */
-#define CALQ_FIELD_OFF		32	/* the 64-bit field in the Shoal header */
-#define CALQ_FIELD_FROM_UDP	(8 + CALQ_FIELD_OFF)
-#define CALQ_SHOAL_HDRLEN_OFF	6
+#define CALQ_FIELD_FROM_UDP	(8 + SHOAL_OFF_DEADLINE)	/* UDP + Shoal */
 
 /* What a queued packet's fine rank is; decides misses and inversions */
 enum calq_kind {
@@ -75,35 +72,27 @@ struct calq_order {
 	bool valid;
 };
 
-static inline u64 calq_get64(const u8 *p)
-{
-	u64 v = 0;
-	int i;
-
-	for (i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 /* Find the Shoal slack/deadline field in @avail bytes at the network
  * header of a packet of @pktlen bytes from there on: a UDP packet to
  * @port, not a fragment, Shoal version 1 with SHOAL_F_DEADLINE and a
- * header long enough to hold the field.
+ * header long enough to hold the field.  The shared parsers read the
+ * headers (pkt_parse.h, wire.h); only these checks are calq's.
  */
 static inline enum calq_shoal_res calq_parse_shoal(const u8 *p, u32 avail,
 						   u32 pktlen, u16 port,
 						   struct calq_shoal *sh)
 {
-	struct trim_pkt pk;
-	enum trim_class c;
+	struct shoal_wire_pkt w;
+	struct pkt_hdrs pk;
+	enum pkt_res c;
 	u32 hdr, end;
 
-	c = trim_parse(p, avail, pktlen, &pk);
-	if (c == TRIM_C_NONIP)
+	c = pkt_parse(p, avail, pktlen, &pk);
+	if (c == PKT_NONIP)
 		return CALQ_SH_NOTIP;
-	if (c == TRIM_C_FRAG)
+	if (c == PKT_FRAG)
 		return CALQ_SH_FRAG;
-	if (c != TRIM_C_DATA)
+	if (c != PKT_OK)
 		return CALQ_SH_MALFORMED;
 	if (pk.l4proto != 17)
 		return CALQ_SH_NOTUDP;
@@ -113,14 +102,15 @@ static inline enum calq_shoal_res calq_parse_shoal(const u8 *p, u32 avail,
 	end = hdr + SHOAL_HDR_DEADLINE_LEN;
 	if (end > pk.l3len || end > avail)
 		return CALQ_SH_SHORT;
-	if (p[hdr] >> 4 != SHOAL_VERSION)
+	shoal_wire_read(p + hdr, avail - hdr, &w);
+	if (w.version != SHOAL_VERSION)
 		return CALQ_SH_VERSION;
-	if (!(p[hdr + SHOAL_FLAGS_OFFSET] & SHOAL_F_DEADLINE))
+	if (!(w.flags & SHOAL_F_DEADLINE))
 		return CALQ_SH_NOFLAG;
-	if (p[hdr + CALQ_SHOAL_HDRLEN_OFF] < SHOAL_HDR_DEADLINE_LEN)
+	if (w.hdr_len < SHOAL_HDR_DEADLINE_LEN)
 		return CALQ_SH_HDRLEN;
-	sh->field = calq_get64(p + hdr + CALQ_FIELD_OFF);
-	sh->off = (u16)(hdr + CALQ_FIELD_OFF);
+	sh->field = w.deadline;
+	sh->off = (u16)(hdr + SHOAL_OFF_DEADLINE);
 	sh->l4off = pk.l4off;
 	sh->ipver = pk.ipver;
 	return CALQ_SH_OK;

@@ -717,7 +717,7 @@ static void calq_leave(struct Qdisc *sch, struct sk_buff *skb, u64 now)
 	}
 	if (old != buf)		/* the rewrite may move the data */
 		memcpy(buf, old, sizeof(buf));
-	slack = (s64)(((u64)ntohl(buf[0]) << 32) | ntohl(buf[1]));
+	slack = (s64)shoal_get64((const u8 *)buf);
 	left = calq_slack_left(slack, cb->fine, now);
 	if (left < 0)
 		q->xs.st.deadline_misses++;

@@ -12,8 +12,7 @@
 #ifndef _SHOAL_SQR_CORE_H
 #define _SHOAL_SQR_CORE_H
 
-#include "core_types.h"
-#include "trim_core.h"
+#include <net/shoal/pkt_parse.h>
 #include <linux/pkt_sched_shoal.h>
 
 /* ---- which packets are protected ---- */
@@ -50,24 +49,24 @@ struct sqr_pkt {
 static inline void sqr_parse(const u8 *p, u32 avail, u32 pktlen, u32 mark,
 			     struct sqr_pkt *pk)
 {
-	struct trim_pkt t = { 0 };
-	enum trim_class c;
+	struct pkt_hdrs t = { 0 };
+	enum pkt_res c;
 
 	*pk = (struct sqr_pkt){ .mark = mark };
-	c = trim_parse(p, avail, pktlen, &t);
-	if (c == TRIM_C_NONIP || (c == TRIM_C_ENCAP && !t.l4proto))
+	c = pkt_parse(p, avail, pktlen, &t);
+	if (c == PKT_NONIP || (c == PKT_BAD && !t.l4proto))
 		return;
 	if (t.ipver != 4 && t.ipver != 6)
 		return;
 	pk->ip = true;
 	pk->dscp = t.dscp;
 	pk->proto = t.l4proto;
-	if (c == TRIM_C_DATA) {
+	if (c == PKT_OK) {
 		pk->sport = t.sport;
 		pk->dport = t.dport;
 	}
 	/* ICMPv6 types 133-137: router and neighbour discovery, redirect */
-	if (t.ipver == 6 && t.l4proto == 58 && c != TRIM_C_FRAG &&
+	if (t.ipver == 6 && t.l4proto == 58 && c != PKT_FRAG &&
 	    t.l4off < avail && p[t.l4off] >= 133 && p[t.l4off] <= 137)
 		pk->neigh = true;
 }
@@ -323,47 +322,29 @@ struct sqr_hb_msg {
 	u64 tx_ns;
 };
 
-static inline void sqr_hb_put(u8 *p, u64 v, int bytes)
-{
-	while (bytes--) {
-		p[bytes] = (u8)v;
-		v >>= 8;
-	}
-}
-
-static inline u64 sqr_hb_get(const u8 *p, int bytes)
-{
-	u64 v = 0;
-	int i;
-
-	for (i = 0; i < bytes; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static inline void sqr_hb_write(u8 *p, const struct sqr_hb_msg *m)
 {
-	sqr_hb_put(p, SQR_HB_MAGIC, 4);
+	shoal_put32(p, SQR_HB_MAGIC);
 	p[4] = SQR_HB_VERSION;
 	p[5] = m->type;
 	p[6] = 0;
 	p[7] = 0;
-	sqr_hb_put(p + 8, m->id, 4);
-	sqr_hb_put(p + 12, m->seq, 4);
-	sqr_hb_put(p + 16, m->tx_ns, 8);
+	shoal_put32(p + 8, m->id);
+	shoal_put32(p + 12, m->seq);
+	shoal_put64(p + 16, m->tx_ns);
 }
 
 /* Parse @len bytes after the Ethernet header; false: not ours */
 static inline bool sqr_hb_read(const u8 *p, u32 len, struct sqr_hb_msg *m)
 {
-	if (len < SQR_HB_LEN || sqr_hb_get(p, 4) != SQR_HB_MAGIC ||
+	if (len < SQR_HB_LEN || shoal_get32(p) != SQR_HB_MAGIC ||
 	    p[4] != SQR_HB_VERSION ||
 	    (p[5] != SQR_HB_PROBE && p[5] != SQR_HB_ECHO))
 		return false;
 	m->type = p[5];
-	m->id = (u32)sqr_hb_get(p + 8, 4);
-	m->seq = (u32)sqr_hb_get(p + 12, 4);
-	m->tx_ns = sqr_hb_get(p + 16, 8);
+	m->id = shoal_get32(p + 8);
+	m->seq = shoal_get32(p + 12);
+	m->tx_ns = shoal_get64(p + 16);
 	return true;
 }
 

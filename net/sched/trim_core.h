@@ -1,18 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Algorithm core of sch_trim: packet parsing and classification, the
- * trimming decisions and the header/data scheduler.  Plain C, no kernel
+ * Algorithm core of sch_trim: packet classification, the trimming
+ * decisions and the header/data scheduler.  Packets are parsed by the
+ * shared parser, include/net/shoal/pkt_parse.h.  Plain C, no kernel
  * calls: the module and the userspace tests and fuzzers build this file.
- *
- * Parsing works on a linear copy of the first bytes of the packet starting
- * at the network header; it never reads past @avail.
  */
 #ifndef _SHOAL_TRIM_CORE_H
 #define _SHOAL_TRIM_CORE_H
 
-#include "core_types.h"
+#include <net/shoal/pkt_parse.h>
 
-#define TRIM_PARSE_LEN		128	/* bytes parsed: IPv6 + options + L4 */
 #define TRIM_KEEP_MAX		1024
 #define TRIM_ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 #define TRIM_TUN_PORTS		{ 4789, 6081, 8472, 6635, 4754, 6080 }
@@ -56,54 +53,12 @@ struct trim_config {
 	u8 sched;
 };
 
-struct trim_pkt {
-	u32 l3len;	/* IP datagram length from its header */
-	u16 l4off;	/* L4 header, from the network header */
-	u16 l4hdr;	/* L4 header length */
-	u16 sport;	/* TCP and UDP only, else 0 */
-	u16 dport;
-	u8 ipver;
-	u8 l4proto;
-	u8 dscp;
-};
-
 struct trim_sched_state {
 	u32 wrr_pos;
 	u32 deficit[2];
 	u8 drr_cur;		/* queue whose DRR turn it is */
 	bool drr_granted;	/* it got its quantum for this turn */
 };
-
-static inline u16 trim_get16(const u8 *p)
-{
-	return (u16)((p[0] << 8) | p[1]);
-}
-
-/* Skip IPv6 extension headers; returns the L4 protocol or -1 (malformed) */
-static inline int trim_skip_v6ext(const u8 *p, u32 avail, u32 *off, bool *frag)
-{
-	u8 nh = p[6];
-	int guard;
-
-	for (guard = 0; guard < 8; guard++) {
-		switch (nh) {
-		case 0:		/* hop-by-hop */
-		case 43:	/* routing */
-		case 60:	/* destination options */
-			if (*off + 2 > avail)
-				return -1;
-			nh = p[*off];
-			*off += (p[*off + 1] + 1) * 8;
-			break;
-		case 44:	/* fragment */
-			*frag = true;
-			return nh;
-		default:
-			return nh;
-		}
-	}
-	return -1;
-}
 
 static inline bool trim_is_tunnel(u8 proto, u16 dport)
 {
@@ -120,79 +75,21 @@ static inline bool trim_is_tunnel(u8 proto, u16 dport)
 	return false;
 }
 
-/* Parse @avail bytes at the network header of a packet with @pktlen bytes
- * from there on.  Fills @pk and returns TRIM_C_DATA when the headers are
- * sound, or the class that makes the packet ineligible.
- */
-static inline enum trim_class trim_parse(const u8 *p, u32 avail, u32 pktlen,
-					 struct trim_pkt *pk)
-{
-	bool frag = false;
-	u32 off;
-	int proto;
-
-	if (avail < 1)
-		return TRIM_C_NONIP;
-	pk->ipver = p[0] >> 4;
-	if (pk->ipver == 4) {
-		if (avail < 20 || (p[0] & 0x0f) < 5)
-			return TRIM_C_ENCAP;
-		off = (p[0] & 0x0f) * 4u;
-		pk->dscp = p[1] >> 2;
-		pk->l3len = trim_get16(p + 2);
-		proto = p[9];
-		frag = (trim_get16(p + 6) & 0x3fff) != 0;	/* MF or offset */
-	} else if (pk->ipver == 6) {
-		if (avail < 40)
-			return TRIM_C_ENCAP;
-		off = 40;
-		pk->dscp = (u8)(((p[0] & 0x0f) << 2) | (p[1] >> 6));
-		pk->l3len = 40u + trim_get16(p + 4);
-		proto = trim_skip_v6ext(p, avail, &off, &frag);
-	} else {
-		return TRIM_C_NONIP;
-	}
-	pk->l4proto = proto < 0 ? 0 : (u8)proto;
-	pk->l4off = (u16)off;
-	pk->l4hdr = 0;
-	pk->sport = 0;
-	pk->dport = 0;
-	if (proto < 0 || off > pk->l3len || pk->l3len > pktlen)
-		return TRIM_C_ENCAP;
-	if (frag)
-		return TRIM_C_FRAG;
-	if (proto == 17) {
-		if (off + 8 > avail || off + 8 > pk->l3len ||
-		    trim_get16(p + off + 4) != pk->l3len - off)
-			return TRIM_C_ENCAP;
-		pk->l4hdr = 8;
-		pk->sport = trim_get16(p + off);
-		pk->dport = trim_get16(p + off + 2);
-	} else if (proto == 6) {
-		if (off + 20 > avail)
-			return TRIM_C_ENCAP;
-		pk->l4hdr = (p[off + 12] >> 4) * 4;
-		pk->sport = trim_get16(p + off);
-		pk->dport = trim_get16(p + off + 2);
-		if (pk->l4hdr < 20 || off + pk->l4hdr > pk->l3len)
-			return TRIM_C_ENCAP;
-	}
-	return TRIM_C_DATA;
-}
-
-/* Class of a parsed packet.  @parsed is trim_parse()'s result; @flags is
+/* Class of a parsed packet.  @parsed is pkt_parse()'s result; @flags is
  * the transport byte at mark_offset of the L4 payload, or -1 if absent.
  */
 static inline enum trim_class trim_classify(const struct trim_config *c,
-					    enum trim_class parsed,
-					    const struct trim_pkt *pk, int flags)
+					    enum pkt_res parsed,
+					    const struct pkt_hdrs *pk, int flags)
 {
-	if (parsed == TRIM_C_NONIP)
-		return parsed;
-	if (parsed != TRIM_C_ENCAP && (c->ctrl_dscp >> pk->dscp) & 1)
+	if (parsed == PKT_NONIP)
+		return TRIM_C_NONIP;
+	if (parsed != PKT_BAD && (c->ctrl_dscp >> pk->dscp) & 1)
 		return TRIM_C_CTRL;
-	if (parsed != TRIM_C_DATA)
-		return parsed;
+	if (parsed == PKT_FRAG)
+		return TRIM_C_FRAG;
+	if (parsed != PKT_OK)
+		return TRIM_C_ENCAP;
 	if (c->mark_dscp != 0xff && pk->dscp == c->mark_dscp)
 		return TRIM_C_HDR;
 	if (trim_is_tunnel(pk->l4proto, pk->dport))
@@ -208,7 +105,7 @@ static inline enum trim_class trim_classify(const struct trim_config *c,
 
 /* Bytes from the network header that survive a trim */
 static inline u32 trim_keep_len(const struct trim_config *c,
-				const struct trim_pkt *pk)
+				const struct pkt_hdrs *pk)
 {
 	return (u32)pk->l4off + pk->l4hdr + c->keep;
 }

@@ -23,7 +23,7 @@
 #ifndef _PL2_CORE_H
 #define _PL2_CORE_H
 
-#include "../sched/core_types.h"
+#include <net/shoal/types.h>
 
 #define PL2_EST_N		8	/* RSV-GRT samples the estimate keeps */
 #define PL2_RECENT_MIN_NS	20000ULL	/* "recent": never below */

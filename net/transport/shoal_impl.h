@@ -24,11 +24,11 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/shoal/wire.h>
 
 #include "shoal_pl2.h"
 #include "shoal_sird.h"
 #include "shoal_sird_tx.h"
-#include "shoal_wire_core.h"
 
 /* Counters beside the per-type and per-reason ones (names in shoal_proc.c) */
 enum shoal_stat {

@@ -19,7 +19,7 @@
 #ifndef _SHOAL_MSG_CORE_H
 #define _SHOAL_MSG_CORE_H
 
-#include "../sched/core_types.h"
+#include <net/shoal/types.h>
 
 /* A byte range [start, end) of a message */
 struct shoal_range {

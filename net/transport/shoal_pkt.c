@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * shoal.ko: building packets.  A packet is its Shoal header
- * (shoal_wire_core.h builds it) in an skb with room before it for UDP, IP
+ * (net/shoal/wire.h builds it) in an skb with room before it for UDP, IP
  * and the link; a payload, if any, is the caller's to add.  Control
  * packets (everything but DATA) carry no payload and are built here whole,
  * with where they go, onto a queue the caller sends once it drops its

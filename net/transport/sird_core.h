@@ -32,7 +32,7 @@
 #ifndef _SIRD_CORE_H
 #define _SIRD_CORE_H
 
-#include "../sched/core_types.h"
+#include <net/shoal/types.h>
 
 #define SIRD_ONE	65536U		/* alpha 1.0 */
 

@@ -23,7 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../lib/exe-sibling.h"
+#include "exe-sibling.h"
 
 #define HANDLE		0x5a1
 #define PRIO		1

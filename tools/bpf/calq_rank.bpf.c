@@ -14,6 +14,10 @@
  * The egress hook runs in __dev_queue_xmit before the qdisc, in the netns
  * of the device, so the mark is not scrubbed on the way.  Loaded and
  * attached by tools/bpf/calq-rank (libbpf); see Documentation/sch_calq.md.
+ *
+ * Like the PL2 switch, it reads the headers itself rather than with
+ * include/net/shoal/'s parsers, which the verifier would have to follow
+ * branch by branch: three fields of the uapi struct shoal_hdr suffice.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>

@@ -38,7 +38,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "../lib/exe-sibling.h"
+#include "exe-sibling.h"
 #include "pl2_switch_core.h"
 
 #define HANDLE		0x9102

@@ -13,6 +13,11 @@
  * when unsolicited and the backlog exceeds T.  Everything else, malformed
  * Shoal packets included, passes untouched and is counted.
  *
+ * The program reads the IP, UDP and Shoal headers itself (parse_l3,
+ * pl2_classify) instead of with include/net/shoal/'s parsers: the
+ * verifier must follow every branch over packet bytes copied to the
+ * stack, and the switch needs only a few fields; see pl2_classify.
+ *
  * Atomicity: see pl2_switch_core.h.  The port map's values are shared by
  * every CPU and changed only through the core's atomics, or under
  * pl2_lock in the joint mode; statistics are per CPU.  The lease's sweep
@@ -194,15 +199,15 @@ static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 	__u8 b01[2];
 
 	b01[0] = (SHOAL_VERSION << 4) | SHOAL_T_GRT;
-	b01[1] = h[1] | SHOAL_F_BOUNCED;
+	b01[1] = h[SHOAL_OFF_FLAGS] | SHOAL_F_BOUNCED;
 	__builtin_memcpy(&old01, h, 2);
 	__builtin_memcpy(&new01, b01, 2);
-	__builtin_memcpy(&oldw, h + 28, 4);
+	__builtin_memcpy(&oldw, h + SHOAL_OFF_WORD, 4);
 	neww = bpf_htonl(word);
 	if (bpf_l4_csum_replace(skb, csum, old01, new01, flags | 2) ||
 	    bpf_l4_csum_replace(skb, csum, oldw, neww, flags | 4) ||
 	    bpf_skb_store_bytes(skb, hoff, b01, 2, 0) ||
-	    bpf_skb_store_bytes(skb, hoff + 28, &neww, 4, 0))
+	    bpf_skb_store_bytes(skb, hoff + SHOAL_OFF_WORD, &neww, 4, 0))
 		return -1;
 	/* the sums of the IP header and the pseudo header do not change */
 	if (swap_bytes(skb, 0, ETH_ALEN) || swap_bytes(skb, l->udp, 2))

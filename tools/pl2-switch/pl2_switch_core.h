@@ -19,7 +19,7 @@
 #ifndef _PL2_SWITCH_CORE_H
 #define _PL2_SWITCH_CORE_H
 
-#include "../../net/sched/core_types.h"
+#include <net/shoal/byteorder.h>
 #include <linux/bpf.h>		/* struct bpf_timer */
 #include <linux/shoal.h>
 
@@ -118,33 +118,39 @@ struct pl2_pkt {
 	bool unsol;		/* DATA sent without a grant */
 };
 
-static inline u32 pl2_get32(const u8 *p)
-{
-	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
-}
-
 /*
  * Classify the first SHOAL_HDR_LEN bytes of a UDP payload of len bytes.
  * Only what the switch relies on is checked: the version, the header
  * length, and an RSV's demand and flags; the endpoint checks the rest.
  * A PL2 endpoint marks DATA sent against a grant with SHOAL_F_SCHED, so
  * DATA without it is unsolicited.
+ *
+ * This is the switch's own reading of the Shoal header, not wire.h's
+ * shoal_wire_parse(): it runs in the BPF program, where the verifier
+ * takes a short straight-line function over the 32 bytes it copied and
+ * would have to follow the full parser's every branch (deadline, ACK
+ * option, per-type checks) for no use here.  The offsets and readers are
+ * the shared ones; tools/testing/unit/test_pl2_parse.c holds this
+ * function against the shared parser on the same bytes.
  */
 static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
 					 struct pl2_pkt *p)
 {
-	u32 type = h[0] & 0x0f, word;
+	u32 type = h[SHOAL_OFF_VER_TYPE] & 0x0f, word;
+	u8 hlen;
 
 	p->kind = PL2_MALFORMED;
 	p->demand = 0;
 	p->unsol = false;
-	if (len < SHOAL_HDR_LEN || h[0] >> 4 != SHOAL_VERSION ||
-	    h[6] < SHOAL_HDR_LEN || h[6] > SHOAL_HDR_MAX || h[6] > len)
+	if (len < SHOAL_HDR_LEN || h[SHOAL_OFF_VER_TYPE] >> 4 != SHOAL_VERSION)
+		return;
+	hlen = h[SHOAL_OFF_HDR_LEN];
+	if (hlen < SHOAL_HDR_LEN || hlen > SHOAL_HDR_MAX || hlen > len)
 		return;
 	if (type == SHOAL_T_RSV) {
-		word = pl2_get32(h + 28);
+		word = shoal_get32(h + SHOAL_OFF_WORD);
 		/* a bounced RSV would come back as a GRT: never twice */
-		if (!word || (h[1] & SHOAL_F_BOUNCED))
+		if (!word || (h[SHOAL_OFF_FLAGS] & SHOAL_F_BOUNCED))
 			return;
 		p->kind = PL2_RSV;
 		p->demand = word < kmax ? word : kmax;
@@ -152,7 +158,7 @@ static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
 	}
 	if (type == SHOAL_T_DATA) {
 		p->kind = PL2_DATA;
-		p->unsol = !(h[1] & SHOAL_F_SCHED);
+		p->unsol = !(h[SHOAL_OFF_FLAGS] & SHOAL_F_SCHED);
 		return;
 	}
 	p->kind = type && type < SHOAL_T_GRT + 1 ? PL2_OTHER : PL2_MALFORMED;

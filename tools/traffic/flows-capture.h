@@ -23,6 +23,7 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <net/shoal/byteorder.h>
 
 #define CAP_SNAP	128	/* bytes kept of each packet */
 
@@ -43,11 +44,6 @@ struct cap_pkt {
 	uint32_t id;
 };
 
-static inline uint32_t cap_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* Parse a captured packet (from its IP header, @len bytes kept, @wire
  * bytes on the wire) sent to @port.  Returns false for anything else.
  */
@@ -61,7 +57,7 @@ static inline bool cap_parse(const uint8_t *p, size_t len, size_t wire,
 		return false;
 	if (p[0] >> 4 == 4) {
 		l4 = (p[0] & 0x0f) * 4u;
-		iplen = (size_t)p[2] << 8 | p[3];
+		iplen = shoal_get16(p + 2);
 		if ((p[6] & 0x3f) || p[7])	/* fragment */
 			return false;
 		k->t.family = 4;
@@ -69,7 +65,7 @@ static inline bool cap_parse(const uint8_t *p, size_t len, size_t wire,
 		memcpy(k->t.saddr, p + 12, 4);
 	} else if (p[0] >> 4 == 6 && len >= 40) {
 		l4 = 40;
-		iplen = 40 + ((size_t)p[4] << 8 | p[5]);
+		iplen = 40 + (size_t)shoal_get16(p + 4);
 		k->t.family = 6;
 		k->t.proto = p[6];
 		memcpy(k->t.saddr, p + 8, 16);
@@ -78,14 +74,14 @@ static inline bool cap_parse(const uint8_t *p, size_t len, size_t wire,
 	}
 	if (iplen > wire || l4 + 8 > len)
 		return false;
-	if (((size_t)p[l4 + 2] << 8 | p[l4 + 3]) != port)
+	if (shoal_get16(p + l4 + 2) != port)
 		return false;
-	k->t.sport = (uint16_t)(p[l4] << 8 | p[l4 + 1]);
+	k->t.sport = shoal_get16(p + l4);
 	if (k->t.proto == IPPROTO_UDP) {
 		l4hdr = 8;
 	} else if (k->t.proto == IPPROTO_TCP && l4 + 20 <= len) {
 		l4hdr = (p[l4 + 12] >> 4) * 4u;
-		k->seq = cap_get32(p + l4 + 4);
+		k->seq = shoal_get32(p + l4 + 4);
 		k->syn = p[l4 + 13] & 0x02;
 	} else {
 		return false;
@@ -95,7 +91,7 @@ static inline bool cap_parse(const uint8_t *p, size_t len, size_t wire,
 	k->payload = (uint32_t)(iplen - l4 - l4hdr);
 	if (k->t.proto == IPPROTO_UDP && k->payload >= 4 && l4 + 12 <= len) {
 		k->has_id = true;
-		k->id = cap_get32(p + l4 + 8);
+		k->id = shoal_get32(p + l4 + 8);
 	}
 	return true;
 }

@@ -4,7 +4,10 @@
  *
  * Pure C: no kernel, no libc beyond <string.h>/<stdint.h>.  Every reader is
  * bounded by the length the caller passes, so any byte string of any length
- * is a valid input (the header is meant to be fuzzed).
+ * is a valid input (the header is meant to be fuzzed).  The Shoal header's
+ * fields are read by the tree's one header parser, include/net/shoal/wire.h
+ * (build with -Iinclude); the checks on them here are a receiver's of
+ * shoal-blast's DATA, stricter in places than shoal.ko's.
  *
  * Two entry points:
  *   pkc_check_ip()     a packet starting at the IP header (AF_PACKET SOCK_DGRAM)
@@ -16,7 +19,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include <linux/shoal.h>
+#include <net/shoal/wire.h>
 
 enum pkc_verdict {
 	PKC_OTHER,		/* not UDP, or not to the port asked for */
@@ -104,22 +107,6 @@ struct pkc_result {
 	uint64_t deadline;	/* the 64-bit field, with SHOAL_F_DEADLINE */
 };
 
-static inline uint16_t pkc_get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static inline uint32_t pkc_get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static inline uint64_t pkc_get64(const uint8_t *p)
-{
-	return (uint64_t)pkc_get32(p) << 32 | pkc_get32(p + 4);
-}
-
 /*
  * One's complement sum of big-endian 16-bit words, not folded.  A 64-bit
  * accumulator cannot overflow for any buffer below 2^48 bytes.  An odd
@@ -128,7 +115,7 @@ static inline uint64_t pkc_get64(const uint8_t *p)
 static inline uint64_t pkc_csum_add(uint64_t sum, const uint8_t *p, size_t len)
 {
 	while (len >= 2) {
-		sum += pkc_get16(p);
+		sum += shoal_get16(p);
 		p += 2;
 		len -= 2;
 	}
@@ -167,7 +154,7 @@ static inline int pkc_udp4_csum(const uint8_t *saddr, const uint8_t *daddr,
 
 	if (ulen < 8)
 		return PKC_CSUM_BAD;
-	if (pkc_get16(udp + 6) == 0)
+	if (shoal_get16(udp + 6) == 0)
 		return PKC_CSUM_ZERO;
 	sum = pkc_csum_add(0, saddr, 4);
 	sum = pkc_csum_add(sum, daddr, 4);
@@ -182,7 +169,7 @@ static inline int pkc_udp6_csum(const uint8_t *saddr, const uint8_t *daddr,
 {
 	uint64_t sum;
 
-	if (ulen < 8 || pkc_get16(udp + 6) == 0)
+	if (ulen < 8 || shoal_get16(udp + 6) == 0)
 		return PKC_CSUM_BAD;
 	sum = pkc_csum_add(0, saddr, 16);
 	sum = pkc_csum_add(sum, daddr, 16);
@@ -218,30 +205,33 @@ static inline int pkc_malformed(struct pkc_result *r, int reason)
 static inline int pkc_check_shoal(const uint8_t *sh, size_t len,
 				  unsigned int opts, struct pkc_result *r)
 {
+	struct shoal_wire_pkt w;
 	unsigned int hlen, minlen;
 	size_t present, i;
 
 	if (len < SHOAL_HDR_LEN)
 		return pkc_malformed(r, PKC_R_SHOAL_SHORT);
-	r->flags = sh[1];
-	r->hdr_len = sh[6];
-	r->msg_id = pkc_get64(sh + 8);
-	r->msg_len = pkc_get32(sh + 16);
-	r->offset = pkc_get32(sh + 20);
-	r->payload_len = pkc_get32(sh + 24);
-	r->word = pkc_get32(sh + 28);
+	shoal_wire_read(sh, len < SHOAL_HDR_MAX ? (uint32_t)len : SHOAL_HDR_MAX, &w);
+	r->flags = w.flags;
+	r->hdr_len = w.hdr_len;
+	r->msg_id = w.msg_id;
+	r->msg_len = w.msg_len;
+	r->offset = w.offset;
+	r->payload_len = w.payload_len;
+	r->word = w.word;
 
-	if (sh[0] >> 4 != SHOAL_VERSION)
+	if (w.version != SHOAL_VERSION)
 		return pkc_malformed(r, PKC_R_SHOAL_VERSION);
-	if ((sh[0] & 0x0f) != SHOAL_T_DATA)
+	if (w.type != SHOAL_T_DATA)
 		return pkc_malformed(r, PKC_R_SHOAL_TYPE);
 	hlen = r->hdr_len;
-	minlen = (r->flags & SHOAL_F_DEADLINE) ? SHOAL_HDR_DEADLINE_LEN : SHOAL_HDR_LEN;
+	/* the deadline's bytes: the options a DATA may carry are not asked for */
+	minlen = shoal_wire_hdr_len(r->flags, 0);
 	if (hlen < minlen || hlen > SHOAL_HDR_MAX)
 		return pkc_malformed(r, PKC_R_SHOAL_HDR_LEN);
 	if (len < hlen)
 		return pkc_malformed(r, PKC_R_SHOAL_SHORT);
-	r->deadline = (r->flags & SHOAL_F_DEADLINE) ? pkc_get64(sh + SHOAL_HDR_LEN) : 0;
+	r->deadline = w.deadline;	/* 0 without SHOAL_F_DEADLINE */
 	present = len - hlen;
 	r->present = (uint32_t)present;
 	if (present > r->payload_len)
@@ -294,7 +284,7 @@ static inline int pkc_check_ip(const uint8_t *p, size_t len, uint16_t port,
 		if (len < 20)
 			return pkc_malformed(r, PKC_R_IP_SHORT);
 		l4 = (size_t)(p[0] & 0x0f) * 4;
-		iplen = pkc_get16(p + 2);
+		iplen = shoal_get16(p + 2);
 		if (l4 < 20 || iplen < l4)
 			return pkc_malformed(r, PKC_R_IP_HDR);
 		if (len < l4 || len < iplen)
@@ -303,7 +293,7 @@ static inline int pkc_check_ip(const uint8_t *p, size_t len, uint16_t port,
 			return pkc_malformed(r, PKC_R_IP_CSUM);
 		proto = p[9];
 		/* MF set or a non-zero fragment offset */
-		if (pkc_get16(p + 6) & 0x3fff) {
+		if (shoal_get16(p + 6) & 0x3fff) {
 			if (proto != 17)
 				return PKC_OTHER;
 			r->verdict = PKC_FRAGMENT;
@@ -314,7 +304,7 @@ static inline int pkc_check_ip(const uint8_t *p, size_t len, uint16_t port,
 	} else if (r->family == 6) {
 		if (len < 40)
 			return pkc_malformed(r, PKC_R_IP_SHORT);
-		iplen = 40 + (size_t)pkc_get16(p + 4);
+		iplen = 40 + (size_t)shoal_get16(p + 4);
 		if (iplen == 40 && p[6] == 0)	/* jumbogram: not supported */
 			return pkc_malformed(r, PKC_R_IP_HDR);
 		if (len < iplen)
@@ -347,9 +337,9 @@ static inline int pkc_check_ip(const uint8_t *p, size_t len, uint16_t port,
 		return pkc_malformed(r, PKC_R_UDP_LEN);
 	udp = p + l4;
 	r->l4_off = (uint32_t)l4;
-	r->sport = pkc_get16(udp);
-	r->dport = pkc_get16(udp + 2);
-	r->udp_len = pkc_get16(udp + 4);
+	r->sport = shoal_get16(udp);
+	r->dport = shoal_get16(udp + 2);
+	r->udp_len = shoal_get16(udp + 4);
 	if (port && r->dport != port)
 		return PKC_OTHER;
 	/* we never send trailing bytes after UDP: lengths must agree exactly */
@@ -362,7 +352,7 @@ static inline int pkc_check_ip(const uint8_t *p, size_t len, uint16_t port,
 		else
 			r->csum = (uint8_t)pkc_udp6_csum(saddr, daddr, udp, r->udp_len);
 		if (r->csum == PKC_CSUM_BAD)
-			return pkc_malformed(r, r->family == 6 && !pkc_get16(udp + 6) ?
+			return pkc_malformed(r, r->family == 6 && !shoal_get16(udp + 6) ?
 					     PKC_R_UDP6_ZERO_CSUM : PKC_R_UDP_CSUM);
 	}
 

@@ -96,36 +96,29 @@ static void sleep_until(clockid_t clk, uint64_t t)
 		;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
+/* The header as wire.h builds it, but hdr_len is o->hdr_len: --flags may
+ * set SHOAL_F_DEADLINE without a deadline (a test's malformed header)
+ */
 static void build(uint8_t *buf, const struct opts *o, uint32_t seq, uint16_t lport)
 {
-	uint64_t msg_id = (uint64_t)o->id << 32 | seq;
-	uint32_t off = seq * o->size, i;
+	struct shoal_wire_pkt w = {
+		.type = SHOAL_T_DATA,
+		.flags = o->flags,
+		.sport = lport,
+		.dport = o->port,
+		.msg_id = (uint64_t)o->id << 32 | seq,
+		.msg_len = o->count * o->size,
+		.offset = seq * o->size,
+		.payload_len = o->size,
+	};
+	uint8_t hdr[SHOAL_HDR_MAX];
+	uint32_t i;
 
-	buf[0] = shoal_ver_type(SHOAL_VERSION, SHOAL_T_DATA);
-	buf[1] = o->flags;
-	put16(buf + 2, lport);
-	put16(buf + 4, o->port);
-	buf[6] = o->hdr_len;
-	buf[7] = 0;
-	put32(buf + 8, (uint32_t)(msg_id >> 32));
-	put32(buf + 12, (uint32_t)msg_id);
-	put32(buf + 16, o->count * o->size);
-	put32(buf + 20, off);
-	put32(buf + 24, o->size);
+	shoal_wire_build(hdr, &w);
+	hdr[SHOAL_OFF_HDR_LEN] = o->hdr_len;
+	memcpy(buf, hdr, o->hdr_len);
 	for (i = 0; i < o->size; i++)
-		buf[o->hdr_len + i] = pkc_pattern(msg_id, off + i);
+		buf[o->hdr_len + i] = pkc_pattern(w.msg_id, w.offset + i);
 }
 
 /* The deadline field, written just before the packet leaves */
@@ -136,8 +129,7 @@ static void stamp_deadline(uint8_t *buf, const struct opts *o, uint64_t now)
 	if (o->hdr_len < SHOAL_HDR_DEADLINE_LEN)
 		return;
 	v = o->slack_us ? o->slack_us * 1000 : now + o->deadline_in_us * 1000;
-	put32(buf + SHOAL_HDR_LEN, (uint32_t)(v >> 32));
-	put32(buf + SHOAL_HDR_LEN + 4, (uint32_t)v);
+	shoal_put64(buf + SHOAL_OFF_DEADLINE, v);
 }
 
 /* Is this datagram a header of ours that a switch returned? */
@@ -150,7 +142,7 @@ static void rx_one(const uint8_t *buf, size_t n, const struct opts *o,
 
 	memset(&r, 0, sizeof(r));
 	v = pkc_check_shoal(buf, n, PKC_O_PATTERN, &r);
-	if (n >= 2 && !(buf[1] & SHOAL_F_BOUNCED)) {
+	if (n > SHOAL_OFF_FLAGS && !(buf[SHOAL_OFF_FLAGS] & SHOAL_F_BOUNCED)) {
 		st->rx_other++;
 		return;
 	}
@@ -626,7 +618,7 @@ int main(int argc, char **argv)
 				txtime = t0 + o.txtime_lead_us * 1000 +
 					 seq * 1000000000ull / o.rate;
 			build(buf, &o, seq, lport);
-			put32(buf + 28, (uint32_t)(now / 1000));
+			shoal_put32(buf + SHOAL_OFF_WORD, (uint32_t)(now / 1000));
 			stamp_deadline(buf, &o, now);
 			send_one(fd, buf, o.hdr_len + o.size, txtime, &st);
 		}

@@ -98,7 +98,7 @@ enum shoal_type {
 #define SHOAL_F_SCHED		0x02	/* DATA sent against credit */
 #define SHOAL_F_RETX		0x01	/* retransmission */
 
-#define SHOAL_FLAGS_OFFSET	1	/* offset of the flags byte in the header */
+#define SHOAL_FLAGS_OFFSET	SHOAL_OFF_FLAGS	/* the flags byte (below) */
 
 /*
  * byte 7: options, each 8 bytes after the base header (and the deadline)
@@ -130,6 +130,25 @@ struct shoal_hdr {
 #define SHOAL_HDR_DEADLINE_LEN	40
 #define SHOAL_OPT_LEN		8	/* each option's bytes */
 #define SHOAL_HDR_MAX		64
+
+/*
+ * Byte offsets of the fields in the header, for parsers that read a
+ * buffer rather than struct shoal_hdr (include/net/shoal/wire.h is the
+ * one in this tree).  The deadline, when there, is at SHOAL_OFF_DEADLINE;
+ * the options follow it (or the base header), SHOAL_OPT_LEN bytes each.
+ */
+#define SHOAL_OFF_VER_TYPE	0
+#define SHOAL_OFF_FLAGS		1
+#define SHOAL_OFF_SPORT		2
+#define SHOAL_OFF_DPORT		4
+#define SHOAL_OFF_HDR_LEN	6
+#define SHOAL_OFF_OPTIONS	7
+#define SHOAL_OFF_MSG_ID	8
+#define SHOAL_OFF_MSG_LEN	16
+#define SHOAL_OFF_OFFSET	20
+#define SHOAL_OFF_PAYLOAD_LEN	24
+#define SHOAL_OFF_WORD		28
+#define SHOAL_OFF_DEADLINE	SHOAL_HDR_LEN
 
 /*
  * The socket API (Documentation/shoal.md, shoal(7)).

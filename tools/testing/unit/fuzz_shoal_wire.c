@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target for the Shoal header's parser (shoal_wire_core.h).  The
+ * Fuzz target for the Shoal header's parser (include/net/shoal/wire.h).  The
  * input, after two bytes that pick the UDP length beyond what is given
  * and the max_msg_len, is the datagram's first bytes, in an exact-size
  * heap copy so ASan sees any read past them.  What the parser accepts
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shoal_wire_core.h"
+#include <net/shoal/wire.h>
 
 static unsigned long accepted;	/* so the driver knows the checks ran */
 

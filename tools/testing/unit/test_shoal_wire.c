@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the Shoal header's parser and builder (shoal_wire_core.h):
+ * Unit tests of the Shoal header's parser and builder (include/net/shoal/wire.h):
  * the byte layout Documentation/wire.md gives, a round trip of every type,
  * each reason a packet is refused for, trimming seen both ways, and the
  * edges of the ranges.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "shoal_wire_core.h"
+#include <net/shoal/wire.h>
 #include "unit.h"
 
 #define MAX_MSG		(32U << 20)
@@ -303,9 +304,69 @@ static void test_trimmed(void)
 	      "header only with the TRIMMED flag: trimmed");
 }
 
+/* The offsets in the uapi header are struct shoal_hdr's */
+static void test_offsets(void)
+{
+	CHECK(SHOAL_OFF_VER_TYPE == offsetof(struct shoal_hdr, ver_type) &&
+	      SHOAL_OFF_FLAGS == offsetof(struct shoal_hdr, flags) &&
+	      SHOAL_OFF_SPORT == offsetof(struct shoal_hdr, sport) &&
+	      SHOAL_OFF_DPORT == offsetof(struct shoal_hdr, dport) &&
+	      SHOAL_OFF_HDR_LEN == offsetof(struct shoal_hdr, hdr_len) &&
+	      SHOAL_OFF_OPTIONS == offsetof(struct shoal_hdr, options),
+	      "SHOAL_OFF_* of the first 8 bytes are struct shoal_hdr's");
+	CHECK(SHOAL_OFF_MSG_ID == offsetof(struct shoal_hdr, msg_id) &&
+	      SHOAL_OFF_MSG_LEN == offsetof(struct shoal_hdr, msg_len) &&
+	      SHOAL_OFF_OFFSET == offsetof(struct shoal_hdr, offset) &&
+	      SHOAL_OFF_PAYLOAD_LEN == offsetof(struct shoal_hdr, payload_len) &&
+	      SHOAL_OFF_WORD == offsetof(struct shoal_hdr, word),
+	      "SHOAL_OFF_* of the words are struct shoal_hdr's");
+	CHECK(SHOAL_OFF_DEADLINE == sizeof(struct shoal_hdr) &&
+	      SHOAL_OFF_DEADLINE + SHOAL_OPT_LEN == SHOAL_HDR_DEADLINE_LEN,
+	      "the deadline follows the base header");
+}
+
+/* shoal_wire_read() reads what is there and checks nothing */
+static void test_read(void)
+{
+	struct shoal_wire_pkt p = data_pkt(), q;
+	u8 buf[SHOAL_HDR_MAX];
+	u32 n;
+
+	p.flags = SHOAL_F_DEADLINE;
+	p.deadline = 0x0102030405060708ull;
+	p.options = SHOAL_O_ACK;
+	p.ack_id = 99;
+	n = shoal_wire_build(buf, &p);
+	memset(&q, 0xff, sizeof(q));
+	CHECK_EQ(shoal_wire_read(buf, SHOAL_HDR_LEN - 1, &q), -SHOAL_WIRE_SHORT,
+		 "read: 31 bytes are short");
+	CHECK(q.msg_id == ~0ull, "read: nothing is read from a short header");
+	CHECK_EQ(shoal_wire_read(buf, n, &q), 0, "read: 48 bytes");
+	CHECK(q.version == SHOAL_VERSION && q.type == p.type &&
+	      q.flags == p.flags && q.hdr_len == n && q.msg_id == p.msg_id &&
+	      q.msg_len == p.msg_len && q.offset == p.offset &&
+	      q.payload_len == p.payload_len && q.word == p.word &&
+	      q.sport == p.sport && q.dport == p.dport &&
+	      q.deadline == p.deadline && q.ack_id == 99,
+	      "read: every field as built");
+	CHECK_EQ(shoal_wire_read(buf, n - 1, &q), 0, "read: 47 bytes");
+	CHECK(q.deadline == p.deadline && q.ack_id == 0,
+	      "read: an option cut off reads as 0, the deadline is there");
+	CHECK_EQ(shoal_wire_read(buf, SHOAL_HDR_LEN, &q), 0, "read: 32 bytes");
+	CHECK(q.deadline == 0 && q.ack_id == 0,
+	      "read: a deadline cut off reads as 0");
+	buf[SHOAL_OFF_VER_TYPE] = 0x7f;
+	buf[SHOAL_OFF_OPTIONS] = 0xfe;
+	CHECK(!shoal_wire_read(buf, n, &q) && q.version == 7 &&
+	      q.type == 15 && q.options == 0,
+	      "read: a bad version and type as they are, unknown options not");
+}
+
 int main(void)
 {
 	test_layout();
+	test_offsets();
+	test_read();
 	test_roundtrip();
 	test_refused();
 	test_trimmed();

@@ -1,49 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of net/sched/trim_core.h: parsing, classification, trimming
- * decisions and the header/data scheduler.
+ * Unit tests of net/sched/trim_core.h: classification, trimming decisions
+ * and the header/data scheduler.  The parser's own tests are in
+ * test_pkt_parse.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "trim_core.h"
 #include "unit.h"
-
-/* Build an IPv4 or IPv6 + UDP/TCP packet into @p; returns its length */
-static unsigned int mkpkt(unsigned char *p, int ipver, int proto, int dscp,
-			  int dport, unsigned int payload)
-{
-	unsigned int l4 = ipver == 4 ? 20 : 40;
-	unsigned int l4hdr = proto == 6 ? 20 : 8;
-	unsigned int len = l4 + l4hdr + payload;
-
-	memset(p, 0, len);
-	if (ipver == 4) {
-		p[0] = 0x45;
-		p[1] = dscp << 2;
-		p[2] = len >> 8;
-		p[3] = len & 0xff;
-		p[6] = 0x40;		/* DF only: not a fragment */
-		p[8] = 64;
-		p[9] = proto;
-	} else {
-		p[0] = 0x60 | (dscp >> 2);
-		p[1] = (dscp & 3) << 6;
-		p[4] = (len - 40) >> 8;
-		p[5] = (len - 40) & 0xff;
-		p[6] = proto;
-		p[7] = 64;
-	}
-	p[l4 + 2] = dport >> 8;
-	p[l4 + 3] = dport & 0xff;
-	if (proto == 17) {
-		p[l4 + 4] = (len - l4) >> 8;
-		p[l4 + 5] = (len - l4) & 0xff;
-	} else {
-		p[l4 + 12] = 5 << 4;
-	}
-	return len;
-}
+#include "mkpkt.h"
 
 static struct trim_config default_cfg(void)
 {
@@ -58,94 +24,16 @@ static struct trim_config default_cfg(void)
 	return c;
 }
 
-static void test_parse_v4(void)
-{
-	unsigned char p[2000];
-	struct trim_pkt pk;
-	unsigned int len;
-
-	len = mkpkt(p, 4, 17, 10, 4797, 1000);
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_DATA, "v4 udp parses");
-	CHECK_EQ(pk.l3len, len, "v4 l3len");
-	CHECK_EQ(pk.l4off, 20, "v4 l4off");
-	CHECK_EQ(pk.l4hdr, 8, "v4 udp header length");
-	CHECK_EQ(pk.dport, 4797, "v4 dport");
-	CHECK_EQ(pk.dscp, 10, "v4 dscp");
-
-	p[0] = 0x46;	/* one option word: l4 moves by 4, UDP len now wrong */
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_ENCAP,
-		 "v4 UDP length disagreeing with IP length is untrusted");
-	p[0] = 0x44;
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_ENCAP, "v4 ihl < 5");
-	p[0] = 0x45;
-	CHECK_EQ(trim_parse(p, 128, len - 1, &pk), TRIM_C_ENCAP,
-		 "v4 tot_len beyond the packet");
-	CHECK_EQ(trim_parse(p, 19, len, &pk), TRIM_C_ENCAP, "v4 truncated");
-	CHECK_EQ(trim_parse(p, 24, len, &pk), TRIM_C_ENCAP,
-		 "v4 UDP header not available");
-
-	p[6] = 0x20;	/* MF */
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_FRAG, "v4 MF fragment");
-	p[6] = 0x00;
-	p[7] = 0x10;	/* offset */
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_FRAG,
-		 "v4 later fragment");
-
-	len = mkpkt(p, 4, 6, 0, 80, 100);
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_DATA, "v4 tcp parses");
-	CHECK_EQ(pk.l4hdr, 20, "tcp header length from doff");
-	p[20 + 12] = 4 << 4;
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_ENCAP, "tcp doff < 5");
-
-	p[0] = 0x25;
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_NONIP, "ip version 2");
-	CHECK_EQ(trim_parse(p, 0, 0, &pk), TRIM_C_NONIP, "empty packet");
-}
-
-static void test_parse_v6(void)
-{
-	unsigned char p[2000];
-	struct trim_pkt pk;
-	unsigned int len;
-
-	len = mkpkt(p, 6, 17, 46, 4797, 500);
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_DATA, "v6 udp parses");
-	CHECK_EQ(pk.l4off, 40, "v6 l4off");
-	CHECK_EQ(pk.dscp, 46, "v6 dscp across the two bytes");
-	CHECK_EQ(pk.l3len, len, "v6 l3len");
-
-	/* hop-by-hop (8 bytes) then UDP */
-	len = mkpkt(p, 6, 17, 0, 4797, 500);
-	memmove(p + 48, p + 40, len - 40);
-	memset(p + 40, 0, 8);
-	p[6] = 0;
-	p[40] = 17;
-	len += 8;
-	p[4] = (len - 40) >> 8;
-	p[5] = (len - 40) & 0xff;
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_DATA,
-		 "v6 with hop-by-hop parses");
-	CHECK_EQ(pk.l4off, 48, "v6 l4off after extension header");
-
-	p[40] = 44;	/* then a fragment header */
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_FRAG,
-		 "v6 fragment header");
-	p[40] = 0;	/* hop-by-hop chains forever: bounded */
-	CHECK_EQ(trim_parse(p, 128, len, &pk), TRIM_C_ENCAP,
-		 "v6 endless extension chain is refused");
-	CHECK_EQ(trim_parse(p, 39, len, &pk), TRIM_C_ENCAP, "v6 truncated");
-}
-
 static void test_classify(void)
 {
 	struct trim_config c = default_cfg();
 	unsigned char p[2000];
-	struct trim_pkt pk;
-	enum trim_class r;
+	struct pkt_hdrs pk;
+	enum pkt_res r;
 	unsigned int len;
 
 	len = mkpkt(p, 4, 17, 0, 4797, 1000);
-	r = trim_parse(p, 128, len, &pk);
+	r = pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_DATA, "udp is data");
 	CHECK_EQ(trim_classify(&c, r, &pk, 0x80), TRIM_C_HDR,
 		 "TRIMMED flag makes a header");
@@ -178,34 +66,34 @@ static void test_classify(void)
 	c = default_cfg();
 
 	len = mkpkt(p, 4, 17, 48, 4797, 100);
-	r = trim_parse(p, 128, len, &pk);
+	r = pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_CTRL,
 		 "CS6 is control");
 	p[6] = 0x20;
-	r = trim_parse(p, 128, len, &pk);
+	r = pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_CTRL,
 		 "a control fragment still goes to the header queue");
 
 	len = mkpkt(p, 4, 17, 0, 4789, 100);
-	r = trim_parse(p, 128, len, &pk);
+	r = pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_ENCAP,
 		 "vxlan is never trimmed");
 	len = mkpkt(p, 6, 47, 0, 0, 100);
-	r = trim_parse(p, 128, len, &pk);
+	r = pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_ENCAP,
 		 "gre is never trimmed");
 	len = mkpkt(p, 4, 1, 0, 0, 100);
-	r = trim_parse(p, 128, len, &pk);
+	r = pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_PROTO,
 		 "icmp is not eligible");
-	CHECK_EQ(trim_classify(&c, TRIM_C_NONIP, &pk, 0), TRIM_C_NONIP,
+	CHECK_EQ(trim_classify(&c, PKT_NONIP, &pk, 0), TRIM_C_NONIP,
 		 "non-IP stays non-IP");
 }
 
 static void test_limits(void)
 {
 	struct trim_config c = default_cfg();
-	struct trim_pkt pk = { .l4off = 20, .l4hdr = 8 };
+	struct pkt_hdrs pk = { .l4off = 20, .l4hdr = 8 };
 
 	CHECK_EQ(trim_keep_len(&c, &pk), 92, "keep after UDP");
 	CHECK(!trim_data_full(&c, 11, 0, 1500), "11 of 12 is not full");
@@ -294,8 +182,6 @@ static void test_sched(void)
 
 int main(void)
 {
-	test_parse_v4();
-	test_parse_v6();
 	test_classify();
 	test_limits();
 	test_tail();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target for the sch_trim parser and classifier.  Built as a
+ * Fuzz target for the IP/L4 packet parser (include/net/shoal/pkt_parse.h)
+ * and sch_trim's classifier on its result.  Built as a
  * libFuzzer target with clang -fsanitize=fuzzer, or, by default, with a
  * small driver that feeds it seeded random and mutated packets under
  * ASan + UBSan (make check).
@@ -18,9 +19,9 @@ static int check_invariants(const unsigned char *data, size_t size)
 		.mark_offset = 1, .port_max = 0xffff, .elig_proto = 17,
 		.mark_dscp = 0xff, .mark_mask = 0x80,
 	};
-	struct trim_pkt pk;
-	enum trim_class r;
-	unsigned int avail = size < TRIM_PARSE_LEN ? size : TRIM_PARSE_LEN;
+	struct pkt_hdrs pk;
+	enum pkt_res r;
+	unsigned int avail = size < PKT_PARSE_LEN ? size : PKT_PARSE_LEN;
 	unsigned char *copy;
 
 	/* an exact-size heap copy lets ASan catch any read past @avail */
@@ -28,8 +29,8 @@ static int check_invariants(const unsigned char *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, avail);
-	r = trim_parse(copy, avail, size, &pk);
-	if (r == TRIM_C_DATA) {
+	r = pkt_parse(copy, avail, size, &pk);
+	if (r == PKT_OK) {
 		if (pk.l3len > size || pk.l4off > pk.l3len ||
 		    (unsigned int)pk.l4off + pk.l4hdr > pk.l3len)
 			abort();
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
 			len = rand() % (len + 1);
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	printf("ok 1 - fuzz_trim_parse: %lu inputs, no fault\n", iters);
+	printf("ok 1 - fuzz_pkt_parse: %lu inputs, no fault\n", iters);
 	printf("1..1\n");
 	return 0;
 }

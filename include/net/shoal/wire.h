@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The Shoal header (include/uapi/linux/shoal.h, Documentation/wire.md):
- * parse and check one, build one.  Plain C with no kernel calls, so
- * shoal.ko, the unit tests and the fuzzer run the same code.  Pure
+ * read one, parse and check one, build one.  The one parser of the
+ * header in the tree: shoal.ko, sch_calq, the tools, the unit tests and
+ * the fuzzer run this code (the BPF switch keeps its own, held against
+ * this one by a unit test).  Plain C with no kernel calls.  Pure
  * functions of their arguments: no locking.
  *
- * A packet is refused for the first rule it breaks, in the order of enum
+ * shoal_wire_read() only reads the fields.  shoal_wire_parse() refuses a
+ * packet for the first rule it breaks, in the order of enum
  * shoal_wire_reason, and the caller counts the reason.  Whatever passes
  * is consistent in itself: its ranges lie inside its message, a control
  * packet has no payload, its flags belong to its type.  Whether it makes
  * sense for the message the receiver knows is the endpoint's question.
  */
-#ifndef _SHOAL_WIRE_CORE_H
-#define _SHOAL_WIRE_CORE_H
+#ifndef _NET_SHOAL_WIRE_H
+#define _NET_SHOAL_WIRE_H
 
-#include "../sched/core_types.h"
+#include <net/shoal/byteorder.h>
 #include <linux/shoal.h>
 
 #define SHOAL_WIRE_TYPES	16	/* the type nibble's values */
@@ -42,6 +45,7 @@ enum shoal_wire_reason {
 
 /* A parsed header, in host order */
 struct shoal_wire_pkt {
+	u8 version;		/* SHOAL_VERSION once parsed */
 	u8 type;		/* SHOAL_T_* */
 	u8 flags;		/* SHOAL_F_* */
 	u8 hdr_len;		/* the payload starts here */
@@ -58,41 +62,6 @@ struct shoal_wire_pkt {
 	u64 deadline;		/* with SHOAL_F_DEADLINE, else 0 */
 	u64 ack_id;		/* with SHOAL_O_ACK, else 0 */
 };
-
-static inline u32 shoal_get16(const u8 *p)
-{
-	return (u32)p[0] << 8 | p[1];
-}
-
-static inline u32 shoal_get32(const u8 *p)
-{
-	return (u32)p[0] << 24 | (u32)p[1] << 16 | (u32)p[2] << 8 | p[3];
-}
-
-static inline u64 shoal_get64(const u8 *p)
-{
-	return (u64)shoal_get32(p) << 32 | shoal_get32(p + 4);
-}
-
-static inline void shoal_put16(u8 *p, u32 v)
-{
-	p[0] = (u8)(v >> 8);
-	p[1] = (u8)v;
-}
-
-static inline void shoal_put32(u8 *p, u32 v)
-{
-	p[0] = (u8)(v >> 24);
-	p[1] = (u8)(v >> 16);
-	p[2] = (u8)(v >> 8);
-	p[3] = (u8)v;
-}
-
-static inline void shoal_put64(u8 *p, u64 v)
-{
-	shoal_put32(p, (u32)(v >> 32));
-	shoal_put32(p + 4, (u32)v);
-}
 
 /* The flags a packet of @type may carry: RETX and DEADLINE on any, and
  * REQUEST and RESPONSE, which are part of the message's name; a switch
@@ -121,14 +90,6 @@ static inline u8 shoal_wire_flags_ok(u8 type)
 static inline u8 shoal_wire_options_ok(u8 type)
 {
 	return type == SHOAL_T_DATA ? SHOAL_O_ACK : 0;
-}
-
-/* Bytes of the header that @flags and @options (known ones) make */
-static inline u32 shoal_wire_hdr_len(u8 flags, u8 options)
-{
-	return SHOAL_HDR_LEN +
-	       (flags & SHOAL_F_DEADLINE ? SHOAL_OPT_LEN : 0) +
-	       (options & SHOAL_O_ACK ? SHOAL_OPT_LEN : 0);
 }
 
 static inline bool shoal_wire_type_known(u8 type)
@@ -174,6 +135,49 @@ static inline int shoal_wire_check(const struct shoal_wire_pkt *p)
 	return SHOAL_WIRE_OK;
 }
 
+/* Bytes of the header that @flags and @options (known ones) make */
+static inline u32 shoal_wire_hdr_len(u8 flags, u8 options)
+{
+	return SHOAL_HDR_LEN +
+	       (flags & SHOAL_F_DEADLINE ? SHOAL_OPT_LEN : 0) +
+	       (options & SHOAL_O_ACK ? SHOAL_OPT_LEN : 0);
+}
+
+/* Read the fields of the Shoal header at @buf, @avail bytes of it there,
+ * without checking them: the version and type as they are, the options
+ * we know.  The deadline and the ACK option are read when the flags and
+ * options say they are there and @avail holds them, else they are 0;
+ * present, trimmed and nothing past them are touched.  Returns 0, or
+ * -SHOAL_WIRE_SHORT with nothing read if @avail < SHOAL_HDR_LEN.
+ */
+static inline int shoal_wire_read(const u8 *buf, u32 avail,
+				  struct shoal_wire_pkt *p)
+{
+	u32 n;
+
+	if (avail < SHOAL_HDR_LEN)
+		return -SHOAL_WIRE_SHORT;
+	p->version = buf[SHOAL_OFF_VER_TYPE] >> 4;
+	p->type = buf[SHOAL_OFF_VER_TYPE] & 0x0f;
+	p->flags = buf[SHOAL_OFF_FLAGS];
+	p->sport = shoal_get16(buf + SHOAL_OFF_SPORT);
+	p->dport = shoal_get16(buf + SHOAL_OFF_DPORT);
+	p->hdr_len = buf[SHOAL_OFF_HDR_LEN];
+	p->options = buf[SHOAL_OFF_OPTIONS] & SHOAL_O_ACK; /* others: skipped */
+	p->msg_id = shoal_get64(buf + SHOAL_OFF_MSG_ID);
+	p->msg_len = shoal_get32(buf + SHOAL_OFF_MSG_LEN);
+	p->offset = shoal_get32(buf + SHOAL_OFF_OFFSET);
+	p->payload_len = shoal_get32(buf + SHOAL_OFF_PAYLOAD_LEN);
+	p->word = shoal_get32(buf + SHOAL_OFF_WORD);
+	n = shoal_wire_hdr_len(p->flags, p->options);
+	p->deadline = (p->flags & SHOAL_F_DEADLINE) &&
+		      avail >= SHOAL_OFF_DEADLINE + SHOAL_OPT_LEN ?
+		      shoal_get64(buf + SHOAL_OFF_DEADLINE) : 0;
+	p->ack_id = (p->options & SHOAL_O_ACK) && avail >= n ?
+		    shoal_get64(buf + n - SHOAL_OPT_LEN) : 0;
+	return 0;
+}
+
 /* Parse the Shoal header at @buf, the first byte after UDP.  @len is the
  * UDP payload's length; @avail of its bytes are at @buf (at least
  * min(@len, SHOAL_HDR_MAX)): the payload itself is never read.  Returns
@@ -185,32 +189,17 @@ static inline int shoal_wire_parse(const u8 *buf, u32 avail, u32 len,
 	u32 min_hdr;
 	int err;
 
-	if (len < SHOAL_HDR_LEN || avail < SHOAL_HDR_LEN)
+	if (len < SHOAL_HDR_LEN || shoal_wire_read(buf, avail, p))
 		return -SHOAL_WIRE_SHORT;
-	if (buf[0] >> 4 != SHOAL_VERSION)
+	if (p->version != SHOAL_VERSION)
 		return -SHOAL_WIRE_VERSION;
-	p->type = buf[0] & 0x0f;
 	if (!shoal_wire_type_known(p->type))
 		return -SHOAL_WIRE_TYPE;
-	p->flags = buf[1];
-	p->sport = (u16)shoal_get16(buf + 2);
-	p->dport = (u16)shoal_get16(buf + 4);
-	p->hdr_len = buf[6];
-	p->options = buf[7] & SHOAL_O_ACK;	/* others are skipped */
-	p->msg_id = shoal_get64(buf + 8);
-	p->msg_len = shoal_get32(buf + 16);
-	p->offset = shoal_get32(buf + 20);
-	p->payload_len = shoal_get32(buf + 24);
-	p->word = shoal_get32(buf + 28);
 	min_hdr = shoal_wire_hdr_len(p->flags, p->options);
 	if (p->hdr_len < min_hdr || p->hdr_len > SHOAL_HDR_MAX)
 		return -SHOAL_WIRE_HDR_LEN;
 	if (len < p->hdr_len || avail < min_hdr)
 		return -SHOAL_WIRE_SHORT;
-	p->deadline = p->flags & SHOAL_F_DEADLINE ?
-		      shoal_get64(buf + SHOAL_HDR_LEN) : 0;
-	p->ack_id = p->options & SHOAL_O_ACK ?
-		    shoal_get64(buf + min_hdr - SHOAL_OPT_LEN) : 0;
 	if ((p->flags & ~shoal_wire_flags_ok(p->type)) ||
 	    (p->options & ~shoal_wire_options_ok(p->type)))
 		return -SHOAL_WIRE_FLAGS;
@@ -237,19 +226,19 @@ static inline u32 shoal_wire_build(u8 *buf, const struct shoal_wire_pkt *p)
 	u8 options = p->options & SHOAL_O_ACK;
 	u32 n = shoal_wire_hdr_len(p->flags, options);
 
-	buf[0] = (u8)(SHOAL_VERSION << 4 | (p->type & 0x0f));
-	buf[1] = p->flags;
-	shoal_put16(buf + 2, p->sport);
-	shoal_put16(buf + 4, p->dport);
-	buf[6] = (u8)n;
-	buf[7] = options;
-	shoal_put64(buf + 8, p->msg_id);
-	shoal_put32(buf + 16, p->msg_len);
-	shoal_put32(buf + 20, p->offset);
-	shoal_put32(buf + 24, p->payload_len);
-	shoal_put32(buf + 28, p->word);
+	buf[SHOAL_OFF_VER_TYPE] = (u8)(SHOAL_VERSION << 4 | (p->type & 0x0f));
+	buf[SHOAL_OFF_FLAGS] = p->flags;
+	shoal_put16(buf + SHOAL_OFF_SPORT, p->sport);
+	shoal_put16(buf + SHOAL_OFF_DPORT, p->dport);
+	buf[SHOAL_OFF_HDR_LEN] = (u8)n;
+	buf[SHOAL_OFF_OPTIONS] = options;
+	shoal_put64(buf + SHOAL_OFF_MSG_ID, p->msg_id);
+	shoal_put32(buf + SHOAL_OFF_MSG_LEN, p->msg_len);
+	shoal_put32(buf + SHOAL_OFF_OFFSET, p->offset);
+	shoal_put32(buf + SHOAL_OFF_PAYLOAD_LEN, p->payload_len);
+	shoal_put32(buf + SHOAL_OFF_WORD, p->word);
 	if (p->flags & SHOAL_F_DEADLINE)
-		shoal_put64(buf + SHOAL_HDR_LEN, p->deadline);
+		shoal_put64(buf + SHOAL_OFF_DEADLINE, p->deadline);
 	if (options & SHOAL_O_ACK)
 		shoal_put64(buf + n - SHOAL_OPT_LEN, p->ack_id);
 	return n;
@@ -292,4 +281,4 @@ static inline const char *shoal_wire_reason_name(unsigned int reason)
 	return reason < SHOAL_WIRE_NR_REASONS ? names[reason] : NULL;
 }
 
-#endif /* _SHOAL_WIRE_CORE_H */
+#endif /* _NET_SHOAL_WIRE_H */
