@@ -43,21 +43,7 @@ round()
 	flows_send 1 --id 100 --duration "$DUR" --start-at "$t0" "${aggr[@]}"
 	flows_send 2 --id 200 --cc cubic --duration "$DUR" --start-at "$t0"
 	flows_wait || topo_log "a flow endpoint failed"
-	eval "$(python3 - "$FLOWS_JSON" "$t0" "$DUR" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-t0, dur = float(sys.argv[2]), float(sys.argv[3])
-lo, hi, bin_s = t0 + 2, t0 + dur - 1, d["bin_ms"] / 1000.0
-host = {1: 0.0, 2: 0.0}
-for f in d["flows"]:
-    b = sum(v for i, v in enumerate(f["bins"])
-            if lo - 1e-6 <= f["first_bin_s"] + i * bin_s <= hi - bin_s + 1e-6)
-    host[1 if f["id"] < 200 else 2] += b * 8 / (hi - lo) / 1e6
-x = list(host.values())
-jain = sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if sum(x) else 0
-print("a=%.1f b=%.1f j=%.2f" % (host[1], host[2], jain))
-PY
-)"
+	eval "$(python3 "$TREE/scripts/lib/demo_afq_share.py" "$FLOWS_JSON" "$t0" "$DUR")"
 	printf '%-34s %10s %10s %8s\n' "$*" "$a" "$b" "$j"
 	GA[$tag]=$a GB[$tag]=$b
 }

@@ -78,12 +78,7 @@ for hold in 0 10ms; do
 	t0=$(sqr_timeouts)
 	sqr_rpc_call --flows 60 --seed 3 --json "$DIR/tcp-$hold.json" 2>/dev/null
 	TIMEOUTS[$hold]=$(($(sqr_timeouts) - t0))
-	python3 - "$DIR/tcp-$hold.json" "$hold" "${TIMEOUTS[$hold]}" <<'PY'
-import json, sys
-f = sorted(x["fct_us"] / 1000 for x in json.load(open(sys.argv[1]))["flows"])
-print("%-6s %8d %14s %12.1f %12.1f" % (sys.argv[2], len(f), sys.argv[3],
-                                        f[min(len(f) - 1, len(f) * 99 // 100)], f[-1]))
-PY
+	python3 "$TREE/scripts/lib/demo_sqr_fct.py" "$DIR/tcp-$hold.json" "$hold" "${TIMEOUTS[$hold]}"
 	sw tc qdisc del dev r0 root
 done
 
