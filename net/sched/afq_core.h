@@ -143,7 +143,7 @@ static inline void afq_bid(u64 prev, u64 round_now, u32 bpr, u32 len,
 	if (exact && out->bid > start && out->bid - 1 - now_start < bpr)
 		out->round = round_now;
 	else
-		out->round = core_div64(out->bid - 1, (u64)bpr);
+		out->round = shoal_div64(out->bid - 1, (u64)bpr);
 }
 
 /* Exact table: the slot of flow @key, taking a free one (a bid at or

@@ -83,16 +83,16 @@ static inline enum calq_shoal_res calq_parse_shoal(const u8 *p, u32 avail,
 						   struct calq_shoal *sh)
 {
 	struct shoal_wire_pkt w;
-	struct pkt_hdrs pk;
-	enum pkt_res c;
+	struct shoal_pkt_hdrs pk;
+	enum shoal_pkt_res c;
 	u32 hdr, end;
 
-	c = pkt_parse(p, avail, pktlen, &pk);
-	if (c == PKT_NONIP)
+	c = shoal_pkt_parse(p, avail, pktlen, &pk);
+	if (c == SHOAL_PKT_NONIP)
 		return CALQ_SH_NOTIP;
-	if (c == PKT_FRAG)
+	if (c == SHOAL_PKT_FRAG)
 		return CALQ_SH_FRAG;
-	if (c != PKT_OK)
+	if (c != SHOAL_PKT_OK)
 		return CALQ_SH_MALFORMED;
 	if (pk.l4proto != 17)
 		return CALQ_SH_NOTUDP;
@@ -102,7 +102,8 @@ static inline enum calq_shoal_res calq_parse_shoal(const u8 *p, u32 avail,
 	end = hdr + SHOAL_HDR_DEADLINE_LEN;
 	if (end > pk.l3len || end > avail)
 		return CALQ_SH_SHORT;
-	shoal_wire_read(p + hdr, avail - hdr, &w);
+	if (shoal_wire_read(p + hdr, avail - hdr, &w))
+		return CALQ_SH_SHORT;
 	if (w.version != SHOAL_VERSION)
 		return CALQ_SH_VERSION;
 	if (!(w.flags & SHOAL_F_DEADLINE))
@@ -120,9 +121,9 @@ static inline enum calq_shoal_res calq_parse_shoal(const u8 *p, u32 avail,
 static inline s64 calq_floor_div(s64 a, u64 d)
 {
 	if (a >= 0)
-		return (s64)core_div64((u64)a, d);
+		return (s64)shoal_div64((u64)a, d);
 	/* -a - 1 never overflows, and floor(a/d) = -((-a - 1)/d) - 1 */
-	return -(s64)core_div64((u64)(-(a + 1)), d) - 1;
+	return -(s64)shoal_div64((u64)(-(a + 1)), d) - 1;
 }
 
 /* Offsets are kept so that offset * interval fits in 62 bits: a physical
@@ -132,7 +133,7 @@ static inline s64 calq_off_max(const struct calq_clock *ck)
 {
 	if (!ck->physical)
 		return CALQ_OFF_LIMIT;
-	return (s64)core_div64((u64)CALQ_OFF_LIMIT, ck->interval);
+	return (s64)shoal_div64((u64)CALQ_OFF_LIMIT, ck->interval);
 }
 
 static inline s64 calq_off_sat(const struct calq_clock *ck, s64 off)
@@ -198,7 +199,7 @@ static inline u64 calq_days_due(const struct calq_clock *ck, u64 now)
 {
 	s64 d = (s64)(now - ck->base);
 
-	return d > 0 ? core_div64((u64)d, ck->interval) : 0;
+	return d > 0 ? shoal_div64((u64)d, ck->interval) : 0;
 }
 
 /* Move the head forward to @day (never past the earliest non-empty day,

@@ -106,15 +106,15 @@ static bool trim_kind_is_hdr(u8 kind)
 
 /* ---- packet parsing and surgery ---- */
 
-/* Parse the headers of @skb into @pk; returns PKT_OK when they are
+/* Parse the headers of @skb into @pk; returns SHOAL_PKT_OK when they are
  * sound.  skb->data is at the MAC header here; the stack set the network
  * header offset.
  */
-static enum pkt_res trim_skb_parse(const struct sk_buff *skb,
-				   struct pkt_hdrs *pk)
+static enum shoal_pkt_res trim_skb_parse(const struct sk_buff *skb,
+					 struct shoal_pkt_hdrs *pk)
 {
-	u8 buf[PKT_PARSE_LEN];
-	enum pkt_res parsed;
+	u8 buf[SHOAL_PKT_PARSE_LEN];
+	enum shoal_pkt_res parsed;
 	__be16 proto;
 	const u8 *p;
 	u32 avail;
@@ -122,26 +122,26 @@ static enum pkt_res trim_skb_parse(const struct sk_buff *skb,
 
 	proto = skb_protocol(skb, true);
 	if (proto != htons(ETH_P_IP) && proto != htons(ETH_P_IPV6))
-		return PKT_NONIP;
+		return SHOAL_PKT_NONIP;
 	nh = skb_network_offset(skb);
 	if (nh < 0 || nh >= skb->len)
-		return PKT_BAD;
-	avail = min_t(u32, skb->len - nh, PKT_PARSE_LEN);
+		return SHOAL_PKT_BAD;
+	avail = min_t(u32, skb->len - nh, SHOAL_PKT_PARSE_LEN);
 	p = skb_header_pointer(skb, nh, avail, buf);
 	if (!p)
-		return PKT_BAD;
-	parsed = pkt_parse(p, avail, skb->len - nh, pk);
-	if (parsed != PKT_NONIP &&
+		return SHOAL_PKT_BAD;
+	parsed = shoal_pkt_parse(p, avail, skb->len - nh, pk);
+	if (parsed != SHOAL_PKT_NONIP &&
 	    pk->ipver != (proto == htons(ETH_P_IP) ? 4 : 6))
-		return PKT_BAD;
-	if (parsed == PKT_OK && skb->encapsulation)
-		return PKT_BAD;
+		return SHOAL_PKT_BAD;
+	if (parsed == SHOAL_PKT_OK && skb->encapsulation)
+		return SHOAL_PKT_BAD;
 	return parsed;
 }
 
 /* The transport byte at mark_offset of the L4 payload, or -1 */
 static int trim_skb_flags(const struct trim_config *c,
-			  const struct sk_buff *skb, const struct pkt_hdrs *pk)
+			  const struct sk_buff *skb, const struct shoal_pkt_hdrs *pk)
 {
 	u32 off = (u32)pk->l4off + pk->l4hdr + c->mark_offset;
 	const u8 *fp;
@@ -155,18 +155,18 @@ static int trim_skb_flags(const struct trim_config *c,
 
 static enum trim_class trim_skb_classify(const struct trim_config *c,
 					 const struct sk_buff *skb,
-					 struct pkt_hdrs *pk)
+					 struct shoal_pkt_hdrs *pk)
 {
-	enum pkt_res parsed = trim_skb_parse(skb, pk);
+	enum shoal_pkt_res parsed = trim_skb_parse(skb, pk);
 	int flags = -1;
 
-	if (parsed == PKT_OK && c->mark_mask)
+	if (parsed == SHOAL_PKT_OK && c->mark_mask)
 		flags = trim_skb_flags(c, skb, pk);
 	return trim_classify(c, parsed, pk, flags);
 }
 
 /* Recompute the L4 checksum in software over what is left of the packet */
-static void trim_fix_l4_csum(struct sk_buff *skb, const struct pkt_hdrs *pk)
+static void trim_fix_l4_csum(struct sk_buff *skb, const struct shoal_pkt_hdrs *pk)
 {
 	int l4 = skb_network_offset(skb) + pk->l4off;
 	u32 len = pk->l3len - pk->l4off;
@@ -203,7 +203,7 @@ done:
  * lengths and checksums right.  Returns the bytes removed or -ENOMEM.
  */
 static int trim_skb(const struct trim_config *c, struct sk_buff *skb,
-		    struct pkt_hdrs *pk)
+		    struct shoal_pkt_hdrs *pk)
 {
 	u32 keep = trim_keep_len(c, pk);
 	unsigned int old_len = skb->len;
@@ -248,13 +248,13 @@ static int trim_bounce(struct Qdisc *sch, struct sk_buff *skb)
 	struct trim_sched_data *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	int nh = skb_network_offset(skb);
-	struct pkt_hdrs pk;
+	struct shoal_pkt_hdrs pk;
 	u32 flag_off;
 	__be16 port;
 	u8 *l4;
 
 	/* l4hdr is set for UDP and TCP only: they have ports to swap */
-	if (trim_skb_parse(skb, &pk) != PKT_OK || !pk.l4hdr)
+	if (trim_skb_parse(skb, &pk) != SHOAL_PKT_OK || !pk.l4hdr)
 		return -EINVAL;
 	if (skb_ensure_writable(skb, nh + pk.l3len))
 		return -ENOMEM;
@@ -357,10 +357,10 @@ static bool trim_hdr_room(const struct trim_sched_data *q, u32 len)
 static bool trim_was_bounced(const struct trim_sched_data *q,
 			     const struct sk_buff *skb)
 {
-	struct pkt_hdrs pk;
+	struct shoal_pkt_hdrs pk;
 	int flags;
 
-	if (!q->set.cfg.bounce_mask || trim_skb_parse(skb, &pk) != PKT_OK)
+	if (!q->set.cfg.bounce_mask || trim_skb_parse(skb, &pk) != SHOAL_PKT_OK)
 		return false;
 	flags = trim_skb_flags(&q->set.cfg, skb, &pk);
 	return flags >= 0 &&
@@ -405,11 +405,11 @@ static int trim_victim(struct Qdisc *sch, struct sk_buff *victim,
 		       enum trim_fate *fate, struct sk_buff **to_free)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
-	struct pkt_hdrs pk;
+	struct shoal_pkt_hdrs pk;
 	u8 kind = TRIM_K_HDR;
 	int cut;
 
-	if (trim_skb_parse(victim, &pk) != PKT_OK || !pk.l4hdr) {
+	if (trim_skb_parse(victim, &pk) != SHOAL_PKT_OK || !pk.l4hdr) {
 		cut = -EINVAL;	/* cannot happen: the class was checked */
 	} else if (pk.l3len <= trim_keep_len(&q->set.cfg, &pk)) {
 		q->st.small_promoted++;
@@ -478,7 +478,7 @@ static int trim_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	struct trim_sched_data *q = qdisc_priv(sch);
 	const struct trim_config *c = &q->set.cfg;
 	enum trim_class cls;
-	struct pkt_hdrs pk;
+	struct shoal_pkt_hdrs pk;
 	enum trim_fate fate;
 
 	trim_cb(skb)->enq_ns = ktime_get_ns();

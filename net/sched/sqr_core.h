@@ -49,24 +49,24 @@ struct sqr_pkt {
 static inline void sqr_parse(const u8 *p, u32 avail, u32 pktlen, u32 mark,
 			     struct sqr_pkt *pk)
 {
-	struct pkt_hdrs t = { 0 };
-	enum pkt_res c;
+	struct shoal_pkt_hdrs t = { 0 };
+	enum shoal_pkt_res c;
 
 	*pk = (struct sqr_pkt){ .mark = mark };
-	c = pkt_parse(p, avail, pktlen, &t);
-	if (c == PKT_NONIP || (c == PKT_BAD && !t.l4proto))
+	c = shoal_pkt_parse(p, avail, pktlen, &t);
+	if (c == SHOAL_PKT_NONIP || (c == SHOAL_PKT_BAD && !t.l4proto))
 		return;
 	if (t.ipver != 4 && t.ipver != 6)
 		return;
 	pk->ip = true;
 	pk->dscp = t.dscp;
 	pk->proto = t.l4proto;
-	if (c == PKT_OK) {
+	if (c == SHOAL_PKT_OK) {
 		pk->sport = t.sport;
 		pk->dport = t.dport;
 	}
 	/* ICMPv6 types 133-137: router and neighbour discovery, redirect */
-	if (t.ipver == 6 && t.l4proto == 58 && c != PKT_FRAG &&
+	if (t.ipver == 6 && t.l4proto == 58 && c != SHOAL_PKT_FRAG &&
 	    t.l4off < avail && p[t.l4off] >= 133 && p[t.l4off] <= 137)
 		pk->neigh = true;
 }
@@ -595,7 +595,7 @@ enum sqr_fault_ev {
 static inline enum sqr_fault_ev sqr_fault_event(const struct sqr_fault_cfg *c,
 						u64 start, u64 e, u64 *at)
 {
-	u64 k = core_div64(e, 3), base;
+	u64 k = shoal_div64(e, 3), base;
 
 	if ((c->count && k >= c->count) || (!c->period_ns && k))
 		return SQR_F_NONE;
@@ -624,7 +624,7 @@ static inline bool sqr_fault_blackout(const struct sqr_fault_cfg *c, u64 start,
 	if (now < t0)
 		return false;
 	if (c->period_ns)
-		k = core_div64(now - t0, c->period_ns);
+		k = shoal_div64(now - t0, c->period_ns);
 	if (c->count && k >= c->count)
 		return false;
 	return now - (t0 + k * c->period_ns) < c->len_ns;

@@ -75,20 +75,20 @@ static inline bool trim_is_tunnel(u8 proto, u16 dport)
 	return false;
 }
 
-/* Class of a parsed packet.  @parsed is pkt_parse()'s result; @flags is
+/* Class of a parsed packet.  @parsed is shoal_pkt_parse()'s result; @flags is
  * the transport byte at mark_offset of the L4 payload, or -1 if absent.
  */
 static inline enum trim_class trim_classify(const struct trim_config *c,
-					    enum pkt_res parsed,
-					    const struct pkt_hdrs *pk, int flags)
+					    enum shoal_pkt_res parsed,
+					    const struct shoal_pkt_hdrs *pk, int flags)
 {
-	if (parsed == PKT_NONIP)
+	if (parsed == SHOAL_PKT_NONIP)
 		return TRIM_C_NONIP;
-	if (parsed != PKT_BAD && (c->ctrl_dscp >> pk->dscp) & 1)
+	if (parsed != SHOAL_PKT_BAD && (c->ctrl_dscp >> pk->dscp) & 1)
 		return TRIM_C_CTRL;
-	if (parsed == PKT_FRAG)
+	if (parsed == SHOAL_PKT_FRAG)
 		return TRIM_C_FRAG;
-	if (parsed != PKT_OK)
+	if (parsed != SHOAL_PKT_OK)
 		return TRIM_C_ENCAP;
 	if (c->mark_dscp != 0xff && pk->dscp == c->mark_dscp)
 		return TRIM_C_HDR;
@@ -105,7 +105,7 @@ static inline enum trim_class trim_classify(const struct trim_config *c,
 
 /* Bytes from the network header that survive a trim */
 static inline u32 trim_keep_len(const struct trim_config *c,
-				const struct pkt_hdrs *pk)
+				const struct shoal_pkt_hdrs *pk)
 {
 	return (u32)pk->l4off + pk->l4hdr + c->keep;
 }

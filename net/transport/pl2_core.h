@@ -91,7 +91,7 @@ static inline u64 pl2_bytes_ns(u64 bytes, u64 rate_bps)
 	if (bit_ns == PL2_NS_MAX)
 		return PL2_NS_MAX;
 	/* not (a + rate - 1) / rate: that wraps for rates near 2^64 */
-	q = core_div64(bit_ns, rate_bps);
+	q = shoal_div64(bit_ns, rate_bps);
 	return q + (q * rate_bps != bit_ns);
 }
 

@@ -117,7 +117,7 @@ static inline u32 sird_clamp(const struct sird_cfg *c, u64 bkt)
 static inline void sird_loop_grow(const struct sird_cfg *c,
 				  struct sird_loop *l, u32 len)
 {
-	u64 step = core_div64((u64)c->mss * len, l->bkt ? l->bkt : 1);
+	u64 step = shoal_div64((u64)c->mss * len, l->bkt ? l->bkt : 1);
 
 	l->bkt = sird_clamp(c, (u64)l->bkt + (step ? step : 1));
 }
@@ -128,7 +128,7 @@ static inline void sird_loop_grow(const struct sird_cfg *c,
 static inline void sird_loop_window(const struct sird_cfg *c,
 				    struct sird_loop *l, u64 marked, u64 bytes)
 {
-	u32 frac = bytes ? (u32)core_div64(marked * SIRD_ONE, bytes) : 0;
+	u32 frac = bytes ? (u32)shoal_div64(marked * SIRD_ONE, bytes) : 0;
 	u32 shift = c->g_shift > 16 ? 16 : c->g_shift;
 
 	if (frac >= l->alpha)
@@ -137,8 +137,8 @@ static inline void sird_loop_window(const struct sird_cfg *c,
 		l->alpha -= (l->alpha - frac) >> shift;
 	if (marked)
 		l->bkt = sird_clamp(c, l->bkt -
-				       core_div64((u64)l->bkt * l->alpha,
-						  2 * SIRD_ONE));
+				       shoal_div64((u64)l->bkt * l->alpha,
+						   2 * SIRD_ONE));
 }
 
 /* A DATA packet of @len bytes from this sender arrived at @now, with the
@@ -230,7 +230,7 @@ static inline u64 sird_pace_ns(const struct sird_cfg *c, u32 n)
 
 	if (!c->rate_bps)
 		return 0;
-	return core_div64(bits + c->rate_bps - 1, c->rate_bps);
+	return shoal_div64(bits + c->rate_bps - 1, c->rate_bps);
 }
 
 /* ---- the sender ---- */

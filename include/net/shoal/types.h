@@ -17,7 +17,7 @@
 #include <linux/math64.h>
 #include <linux/types.h>
 
-#define core_div64(a, b)	div64_u64(a, b)
+#define shoal_div64(a, b)	div64_u64(a, b)
 #else
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,7 +29,7 @@ typedef unsigned long long u64;
 typedef int s32;
 typedef long long s64;
 
-#define core_div64(a, b)	((a) / (b))
+#define shoal_div64(a, b)	((a) / (b))
 #endif
 
 #endif /* _NET_SHOAL_TYPES_H */

@@ -19,9 +19,9 @@ static int check_invariants(const unsigned char *data, size_t size)
 		.mark_offset = 1, .port_max = 0xffff, .elig_proto = 17,
 		.mark_dscp = 0xff, .mark_mask = 0x80,
 	};
-	struct pkt_hdrs pk;
-	enum pkt_res r;
-	unsigned int avail = size < PKT_PARSE_LEN ? size : PKT_PARSE_LEN;
+	struct shoal_pkt_hdrs pk;
+	enum shoal_pkt_res r;
+	unsigned int avail = size < SHOAL_PKT_PARSE_LEN ? size : SHOAL_PKT_PARSE_LEN;
 	unsigned char *copy;
 
 	/* an exact-size heap copy lets ASan catch any read past @avail */
@@ -29,8 +29,8 @@ static int check_invariants(const unsigned char *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, avail);
-	r = pkt_parse(copy, avail, size, &pk);
-	if (r == PKT_OK) {
+	r = shoal_pkt_parse(copy, avail, size, &pk);
+	if (r == SHOAL_PKT_OK) {
 		if (pk.l3len > size || pk.l4off > pk.l3len ||
 		    (unsigned int)pk.l4off + pk.l4hdr > pk.l3len)
 			abort();

@@ -28,12 +28,12 @@ static void test_classify(void)
 {
 	struct trim_config c = default_cfg();
 	unsigned char p[2000];
-	struct pkt_hdrs pk;
-	enum pkt_res r;
+	struct shoal_pkt_hdrs pk;
+	enum shoal_pkt_res r;
 	unsigned int len;
 
 	len = mkpkt(p, 4, 17, 0, 4797, 1000);
-	r = pkt_parse(p, 128, len, &pk);
+	r = shoal_pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_DATA, "udp is data");
 	CHECK_EQ(trim_classify(&c, r, &pk, 0x80), TRIM_C_HDR,
 		 "TRIMMED flag makes a header");
@@ -66,34 +66,34 @@ static void test_classify(void)
 	c = default_cfg();
 
 	len = mkpkt(p, 4, 17, 48, 4797, 100);
-	r = pkt_parse(p, 128, len, &pk);
+	r = shoal_pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_CTRL,
 		 "CS6 is control");
 	p[6] = 0x20;
-	r = pkt_parse(p, 128, len, &pk);
+	r = shoal_pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_CTRL,
 		 "a control fragment still goes to the header queue");
 
 	len = mkpkt(p, 4, 17, 0, 4789, 100);
-	r = pkt_parse(p, 128, len, &pk);
+	r = shoal_pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_ENCAP,
 		 "vxlan is never trimmed");
 	len = mkpkt(p, 6, 47, 0, 0, 100);
-	r = pkt_parse(p, 128, len, &pk);
+	r = shoal_pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_ENCAP,
 		 "gre is never trimmed");
 	len = mkpkt(p, 4, 1, 0, 0, 100);
-	r = pkt_parse(p, 128, len, &pk);
+	r = shoal_pkt_parse(p, 128, len, &pk);
 	CHECK_EQ(trim_classify(&c, r, &pk, 0), TRIM_C_PROTO,
 		 "icmp is not eligible");
-	CHECK_EQ(trim_classify(&c, PKT_NONIP, &pk, 0), TRIM_C_NONIP,
+	CHECK_EQ(trim_classify(&c, SHOAL_PKT_NONIP, &pk, 0), TRIM_C_NONIP,
 		 "non-IP stays non-IP");
 }
 
 static void test_limits(void)
 {
 	struct trim_config c = default_cfg();
-	struct pkt_hdrs pk = { .l4off = 20, .l4hdr = 8 };
+	struct shoal_pkt_hdrs pk = { .l4off = 20, .l4hdr = 8 };
 
 	CHECK_EQ(trim_keep_len(&c, &pk), 92, "keep after UDP");
 	CHECK(!trim_data_full(&c, 11, 0, 1500), "11 of 12 is not full");
