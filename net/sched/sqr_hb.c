@@ -12,11 +12,12 @@
  * Locking: probes and echoes go out with dev_direct_xmit() (past the
  * qdiscs: it tests the link, not the queues) and no qdisc lock held.
  * sqr_hb_tick() runs under the instance's lock, in the timer's softirq;
- * sqr_hb_retry() and sqr_hb_probe() take it, from the timer with the lock
- * dropped.  The packet_type handler runs in the receive softirq: it
- * answers probes without any lock and takes an echo to the device's root
- * qdisc under RCU (qdiscs are freed after a grace period) and, if it is
- * an sqr, under its lock.  No transmit path calls it with that lock held:
+ * sqr_hb_retry() takes it, from the timer with the lock dropped;
+ * sqr_hb_probe() needs none (it reads hb_id, set once at init).  The
+ * packet_type handler runs in the receive softirq: it answers probes
+ * without any lock and takes an echo to the device's root qdisc under RCU
+ * (qdiscs are freed after a grace period) and, if it is an sqr, under its
+ * lock.  No transmit path calls it with that lock held:
  * sch_direct_xmit() drops the lock before the driver, and a driver's
  * receive side runs in its own softirq.  sqr_hb_restart() runs under the
  * lock from change (process context, BH off).  sqr_hb_ops is written once

@@ -11,9 +11,12 @@
  *
  * Locking: every function here runs under the instance's qdisc_lock(sch)
  * (sqr is the root, so that is its root lock), from the data path in BH
- * context, from the timer in softirq context, from the netfilter hook and
- * the heartbeat's packet handler with BH off, or from process context
- * under RTNL with spin_lock_bh() (change, device events).  None sleeps:
+ * context, from the timer in softirq context, from the netfilter hook
+ * with BH off, or from process context under RTNL with spin_lock_bh()
+ * (change, device events).  The one exception is destroy, which empties
+ * the ring and the fail queue under RTNL without the lock: by then the
+ * timer is cancelled, the guard's hook is gone and synchronize_net() has
+ * run, so nothing else can reach the instance.  None sleeps:
  * allocations are GFP_ATOMIC, and nothing is sent from here (the callers
  * send with the lock dropped).  The timer is armed with hrtimer_start(),
  * safe under the lock; timer_at, which shadows it, is under the lock.

@@ -8,8 +8,9 @@
  * lock (shoal_xmit_list() in shoal_udp.c).
  *
  * Locking: see shoal_impl.h.  Nothing here locks or keeps state: the
- * callers build under their socket's or pacer's lock into a queue of
- * their own, in any context but hard interrupts.
+ * callers build into a queue of their own, under whatever lock guards
+ * the state they read (a socket's, a pacer's, or none for a reply built
+ * from the received packet alone), in any context but hard interrupts.
  */
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
