@@ -20,6 +20,7 @@
 #ifndef _SHOAL_TC_PLUGIN_UTIL_H
 #define _SHOAL_TC_PLUGIN_UTIL_H
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -181,7 +182,8 @@ static inline int parse_time(const struct pu_opt *o, const char *arg,
 	char *end;
 	size_t i;
 
-	if (arg[0] < '0' || arg[0] > '9')
+	/* a digit first (".5ms" too): strtod would also take signs, spaces, inf */
+	if (!isdigit((unsigned char)arg[arg[0] == '.']))
 		goto bad;
 	v = strtod(arg, &end);
 	if (*end) {
