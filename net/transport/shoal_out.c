@@ -481,6 +481,7 @@ static void shoal_omsg_bounced(struct shoal_sock *ss, struct shoal_omsg *m,
 		return;
 	}
 	shoal_stat_inc(sn, SHOAL_STAT_TX_RTS_RESEND);
+	ss->stats.tx_rts_resend++;
 	if (ss->pl2) {
 		shoal_tx_resend(&m->tx, off, len);
 		shoal_omsg_push(ss, m, q);

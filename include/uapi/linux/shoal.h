@@ -202,6 +202,7 @@ struct shoal_sock_stats {
 	__u64	rx_drop_rcvbuf;	/* DATA packets over SO_RCVBUF, dropped */
 	__u32	tx_queued;	/* messages not yet acknowledged */
 	__u32	rx_queued;	/* messages waiting for recvmsg() */
+	__u64	tx_rts_resend;	/* DATA packets a switch returned, sent again */
 };
 
 static __inline__ __u8 shoal_ver_type(__u8 ver, __u8 type)

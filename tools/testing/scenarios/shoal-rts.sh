@@ -5,7 +5,8 @@
 # `overflow rts` and shoal.ko.
 #   1. Forged bounces at a SIRD socket that holds one message to a peer
 #      that never answers: a bounce that names the message and bytes it
-#      sent makes exactly one packet again (tx_rts_resend); one for another
+#      sent makes exactly one packet again (tx_rts_resend, in the socket's
+#      SHOAL_SOCK_STATS too); one for another
 #      message, another peer or peer port, a socket port nobody has, a
 #      wrong msg_len or more than a packet is dropped and counted
 #      (rx_drop_bounce_*), and makes no packet; a bounced control packet
@@ -115,6 +116,8 @@ tap_ok "f_rx_drop_flags == 1 && f_rx_bounced == 0 && f_tx_packets == 0" \
 	"a bounced control packet: refused by the parser (flags $f_rx_drop_flags), nothing sent"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
+sock_rts=$(awk '$1 == "tx_rts_resend" { print $2 }' "$TOPO_TMP/hold")
+tap_ok "${sock_rts:--1} == 1" "the socket's own count: tx_rts_resend $sock_rts (SHOAL_SOCK_STATS)"
 
 # ---- 2. an incast through a port that returns headers ----
 for ((i = 0; i <= N; i++)); do
