@@ -5,10 +5,10 @@
 # `overflow rts` and shoal.ko.
 #   1. Forged bounces at a SIRD socket that holds one message to a peer
 #      that never answers: a bounce that names the message and bytes it
-#      sent makes exactly one packet again (tx_rts_resend, in the socket's
-#      SHOAL_SOCK_STATS too); one for another
-#      message, another peer or peer port, a socket port nobody has, a
-#      wrong msg_len or more than a packet is dropped and counted
+#      sent makes exactly one packet again (tx_rts_resend, in the
+#      socket's SHOAL_SOCK_STATS too); one for another message, another
+#      peer or peer port, a socket port nobody has, a wrong msg_len or
+#      more than a packet is dropped and counted
 #      (rx_drop_bounce_*), and makes no packet; a bounced control packet
 #      is refused by the parser (rx_drop_flags).
 #   2. 8 senders x 4 SIRD messages of 60 KB (all unscheduled: an incast
