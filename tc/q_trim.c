@@ -41,7 +41,7 @@ static void explain(void)
 		"		[ ctrl_dscp DSCPLIST | none ] [ elig_dscp DSCPLIST | all ]\n"
 		"		[ proto udp | tcp ] [ ports PORT | MIN-MAX ]\n"
 		"		[ ecn_thresh BYTES | off ] [ rate RATE | 0 ]\n"
-		"		[ ecn_hdrs | no_ecn_hdrs ]\n"
+		"		[ ecn_hdrs | no_ecn_hdrs ] [ shoal_port PORT | none ]\n"
 		"P := probability, 0..1 (0.5) or 0..100%%\n"
 		"DSCP := 0..63 | cs0..cs7 | af11..af43 | ef | va | le\n"
 		"DSCPLIST := DSCP[-DSCP][,DSCP[-DSCP]]... | all | none\n"
@@ -75,6 +75,7 @@ static const unsigned char trim_attr_width[TCA_TRIM_MAX + 1] = {
 	[TCA_TRIM_RATE]			= 8,
 	[TCA_TRIM_FLAGS]		= 4,
 	[TCA_TRIM_BOUNCE_MASK]		= 1,
+	[TCA_TRIM_SHOAL_PORT]		= 2,
 };
 
 /* ---- value parsers (numbers, sizes: plugin_util.h) ---- */
@@ -340,6 +341,16 @@ static int parse_ecn_thresh(const struct pu_opt *o, const char *arg,
 	return parse_bytes(o, arg, r);
 }
 
+static int parse_shoal_port(const struct pu_opt *o, const char *arg,
+			    struct pu_req *r)
+{
+	if (!strcmp(arg, "none")) {
+		req_set(r, o->type, 0);
+		return 0;
+	}
+	return parse_num(o, arg, r);
+}
+
 static const char * const sched_names[__TRIM_SCHED_MAX] = {
 	[TRIM_SCHED_STRICT]	= "strict",
 	[TRIM_SCHED_WRR]	= "wrr",
@@ -380,6 +391,7 @@ static const struct pu_opt trim_opts[] = {
 	OPT("ports",			TCA_TRIM_ELIG_PORT_MIN,	  parse_ports),
 	OPT("ecn_thresh",		TCA_TRIM_ECN_THRESH,	  parse_ecn_thresh),
 	OPT("rate",			TCA_TRIM_RATE,		  parse_rate),
+	OPT("shoal_port",		TCA_TRIM_SHOAL_PORT,	  parse_shoal_port),
 };
 
 /* ecn_hdrs, no_ecn_hdrs and help: the words that take no value */
@@ -568,6 +580,13 @@ static void print_signals(struct rtattr *tb[])
 		if (v & ~(__u64)TRIM_F_MASK)	/* from a newer module */
 			print_uint(PRINT_ANY, "flags", "flags %#x ", v);
 	}
+	if (attr_u64(tb, TCA_TRIM_SHOAL_PORT, &v)) {
+		print_uint(PRINT_JSON, "shoal_port", NULL, v);
+		if (v)
+			print_uint(PRINT_FP, NULL, "shoal_port %u ", v);
+		else
+			print_string(PRINT_FP, NULL, "shoal_port %s ", "none");
+	}
 }
 
 static int trim_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
@@ -606,7 +625,8 @@ static const struct xs_field trim_xs_fields[] = {
 	XS(trimmed_bytes, XS_U64), XS(small_promoted, XS_U64),
 	XS(gso_split, XS_U64), XS(ecn_mark, XS_U64),
 	XS_LINE,
-	XS(hdr_drop, XS_U64), XS(bounced, XS_U64), XS(bounce_err, XS_U64),
+	XS(hdr_drop, XS_U64), XS(bounced, XS_U64), XS(bounced_shoal, XS_U64),
+	XS(bounce_err, XS_U64),
 	XS(inelig_drop, XS_U64), XS(trim_err, XS_U64),
 	XS_LINE,
 	XS(inelig_nonip, XS_U64), XS(inelig_frag, XS_U64),

@@ -239,16 +239,19 @@ static int trim_skb(const struct trim_config *c, struct sk_buff *skb,
 	return old_len - skb->len;
 }
 
-/* Return a header to its sender: swap addresses and ports, mark it bounced
- * and feed it to this device's receive path, so the switch routes it back.
- * On -EINVAL or -ENOMEM the skb is still ours; on -ENOBUFS it is gone.
+/* Return a header to its sender: swap addresses (and ports, but not a
+ * Shoal packet's: trim_rts_plan()), mark it bounced and feed it to this
+ * device's receive path, so the switch routes it back.  On -EINVAL or
+ * -ENOMEM the skb is still ours; on -ENOBUFS it is gone.  @shoal tells
+ * the caller it went to the sender's Shoal port.
  */
-static int trim_bounce(struct Qdisc *sch, struct sk_buff *skb)
+static int trim_bounce(struct Qdisc *sch, struct sk_buff *skb, bool *shoal)
 {
 	struct trim_sched_data *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
 	int nh = skb_network_offset(skb);
 	struct shoal_pkt_hdrs pk;
+	struct trim_rts plan;
 	u32 flag_off;
 	__be16 port;
 	u8 *l4;
@@ -258,20 +261,28 @@ static int trim_bounce(struct Qdisc *sch, struct sk_buff *skb)
 		return -EINVAL;
 	if (skb_ensure_writable(skb, nh + pk.l3len))
 		return -ENOMEM;
+	plan = trim_rts_plan(&q->set.cfg, &pk);
+	*shoal = plan.shoal;
 	if (pk.ipver == 4) {
 		struct iphdr *iph = ip_hdr(skb);
 
 		swap(iph->saddr, iph->daddr);
+		if (plan.dscp != TRIM_DSCP_KEEP)
+			ipv4_change_dsfield(iph, INET_ECN_MASK, plan.dscp << 2);
 		ip_send_check(iph);
 	} else {
 		struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
 		swap(ip6h->saddr, ip6h->daddr);
+		if (plan.dscp != TRIM_DSCP_KEEP)
+			ipv6_change_dsfield(ip6h, INET_ECN_MASK, plan.dscp << 2);
 	}
 	l4 = skb_network_header(skb) + pk.l4off;
-	port = ((__be16 *)l4)[0];
-	((__be16 *)l4)[0] = ((__be16 *)l4)[1];
-	((__be16 *)l4)[1] = port;
+	if (plan.swap_ports) {
+		port = ((__be16 *)l4)[0];
+		((__be16 *)l4)[0] = ((__be16 *)l4)[1];
+		((__be16 *)l4)[1] = port;
+	}
 	flag_off = pk.l4off + pk.l4hdr + q->set.cfg.mark_offset;
 	if (q->set.cfg.bounce_mask && flag_off < pk.l3len)
 		l4[pk.l4hdr + q->set.cfg.mark_offset] |= q->set.cfg.bounce_mask;
@@ -380,10 +391,13 @@ static enum trim_fate trim_enqueue_hdr(struct Qdisc *sch, struct sk_buff *skb,
 	}
 	if (q->set.overflow == TRIM_OVERFLOW_RTS && kind != TRIM_K_CTRL &&
 	    !trim_was_bounced(q, skb)) {
-		int err = trim_bounce(sch, skb);
+		bool shoal = false;
+		int err = trim_bounce(sch, skb, &shoal);
 
 		if (!err) {
 			q->st.bounced++;
+			if (shoal)
+				q->st.bounced_shoal++;
 			return TRIM_BOUNCED;
 		}
 		q->st.bounce_err++;
@@ -663,6 +677,7 @@ static const struct nla_policy trim_policy[TCA_TRIM_MAX + 1] = {
 	[TCA_TRIM_RATE]		= { .type = NLA_U64 },
 	[TCA_TRIM_FLAGS]	= NLA_POLICY_MASK(NLA_U32, TRIM_F_MASK),
 	[TCA_TRIM_BOUNCE_MASK]	= { .type = NLA_U8 },
+	[TCA_TRIM_SHOAL_PORT]	= { .type = NLA_U16 },
 };
 
 static void trim_settings_default(struct trim_settings *s)
@@ -683,6 +698,7 @@ static void trim_settings_default(struct trim_settings *s)
 	s->cfg.elig_dscp = ~0ULL;
 	s->cfg.elig_proto = IPPROTO_UDP;
 	s->cfg.port_max = 0xffff;
+	s->cfg.shoal_port = TRIM_DEF_SHOAL_PORT;
 	s->hdr_mode = TRIM_HDR_PRIO;
 	s->overflow = TRIM_OVERFLOW_DROP;
 }
@@ -736,6 +752,8 @@ static int trim_settings_parse(struct trim_settings *s, struct nlattr **tb,
 		c->port_min = nla_get_u16(tb[TCA_TRIM_ELIG_PORT_MIN]);
 	if (tb[TCA_TRIM_ELIG_PORT_MAX])
 		c->port_max = nla_get_u16(tb[TCA_TRIM_ELIG_PORT_MAX]);
+	if (tb[TCA_TRIM_SHOAL_PORT])
+		c->shoal_port = nla_get_u16(tb[TCA_TRIM_SHOAL_PORT]);
 	if (tb[TCA_TRIM_ECN_THRESH])
 		s->ecn_thresh = nla_get_u32(tb[TCA_TRIM_ECN_THRESH]);
 	if (tb[TCA_TRIM_RATE])
@@ -906,7 +924,8 @@ static int trim_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u16(skb, TCA_TRIM_ELIG_PORT_MIN, c->port_min) ||
 	    nla_put_u16(skb, TCA_TRIM_ELIG_PORT_MAX, c->port_max) ||
 	    nla_put_u64_64bit(skb, TCA_TRIM_RATE, q->set.rate, TCA_TRIM_PAD) ||
-	    nla_put_u32(skb, TCA_TRIM_FLAGS, q->set.flags))
+	    nla_put_u32(skb, TCA_TRIM_FLAGS, q->set.flags) ||
+	    nla_put_u16(skb, TCA_TRIM_SHOAL_PORT, c->shoal_port))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -46,6 +46,7 @@ struct trim_config {
 	u16 mark_offset;
 	u16 port_min;
 	u16 port_max;
+	u16 shoal_port;		/* UDP port of Shoal packets, 0 = none */
 	u8 elig_proto;
 	u8 mark_dscp;		/* 0xff = leave */
 	u8 mark_mask;
@@ -101,6 +102,40 @@ static inline enum trim_class trim_classify(const struct trim_config *c,
 	    (flags & c->mark_mask) == c->mark_mask)
 		return TRIM_C_HDR;
 	return TRIM_C_DATA;
+}
+
+/* How a header is returned to its sender */
+struct trim_rts {
+	bool swap_ports;	/* swap the L4 ports (not for Shoal) */
+	bool shoal;		/* a Shoal packet, to the sender's Shoal port */
+	u8 dscp;		/* new DSCP, or 0xff to keep it */
+};
+
+/* Return to sender of a parsed UDP or TCP packet.  A Shoal packet (UDP to
+ * c->shoal_port) is sent by a random UDP source port to the Shoal port,
+ * which is the only port its sender listens on: its UDP ports stay as
+ * they are (the random source keeps the return path's ECMP entropy) and
+ * only the addresses are swapped.  It goes back as control traffic, with
+ * the lowest control DSCP, so that no queue trims or returns it again.
+ * Anything else has its ports swapped and keeps its DSCP.
+ */
+static inline struct trim_rts trim_rts_plan(const struct trim_config *c,
+					    const struct shoal_pkt_hdrs *pk)
+{
+	struct trim_rts r = { .swap_ports = true, .dscp = 0xff };
+	unsigned int i;
+
+	if (!c->shoal_port || pk->l4proto != 17 || pk->dport != c->shoal_port)
+		return r;
+	r.swap_ports = false;
+	r.shoal = true;
+	for (i = 0; i < 64; i++) {
+		if ((c->ctrl_dscp >> i) & 1) {
+			r.dscp = (u8)i;
+			break;
+		}
+	}
+	return r;
 }
 
 /* Bytes from the network header that survive a trim */

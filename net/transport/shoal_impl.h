@@ -78,6 +78,13 @@ enum shoal_stat {
 					 */
 	SHOAL_STAT_PL2_WAIT_NS,		/* Eq. 1's waits, summed */
 	SHOAL_STAT_PL2_RSV_GRT_NS,	/* RSV-GRT delays, summed */
+	SHOAL_STAT_RX_BOUNCED,		/* our DATA a switch returned */
+	SHOAL_STAT_TX_RTS_RESEND,	/* of which sent again at once */
+	SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG, /* of which for no message
+					   * sending (gone, or acknowledged)
+					   */
+	SHOAL_STAT_RX_DROP_BOUNCE_STALE, /* of which for bytes acknowledged */
+	SHOAL_STAT_RX_DROP_BOUNCE_BAD,	/* of which not a packet we sent */
 	SHOAL_STAT_NR
 };
 

@@ -691,4 +691,39 @@ static inline enum shoal_tx_kind shoal_tx_next(struct shoal_tx_state *tx,
 	return SHOAL_TX_NEW;
 }
 
+/* ---- sender: return to sender ---- */
+
+/* What a header a switch returned (SHOAL_F_BOUNCED) asks of its sender */
+enum shoal_bounce_res {
+	SHOAL_BOUNCE_RESEND,	/* send the range again, now, once */
+	SHOAL_BOUNCE_STALE,	/* the receiver has those bytes already */
+	SHOAL_BOUNCE_BAD,	/* not a packet we sent: forged or corrupt */
+};
+
+/* A bounce of DATA [@off, @off + @len) of a message sending @tx in
+ * packets of at most @mss bytes.  NDP's return to sender: the packet
+ * never reached the receiver, which therefore neither knows it is
+ * missing nor will ask for it before a quiet interval; the sender
+ * resends it at once.  Only a range we sent can come back: at most one
+ * packet (@mss), inside the bytes sent so far.  On SHOAL_BOUNCE_RESEND
+ * *@roff and *@rlen are the bytes to send again, at most @len of them:
+ * one bounce makes one packet, never more.
+ */
+static inline enum shoal_bounce_res shoal_tx_bounce(const struct shoal_tx_state *tx,
+						    u32 mss, u32 off, u32 len,
+						    u32 *roff, u32 *rlen)
+{
+	u64 end = (u64)off + len;
+	u32 start;
+
+	if (!len || len > mss || end > tx->next_off)
+		return SHOAL_BOUNCE_BAD;
+	start = shoal_msg_max(off, tx->acked);
+	if (start >= end)
+		return SHOAL_BOUNCE_STALE;
+	*roff = start;
+	*rlen = (u32)(end - start);
+	return SHOAL_BOUNCE_RESEND;
+}
+
 #endif /* _SHOAL_MSG_CORE_H */

@@ -451,6 +451,70 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	shoal_omsg_push(ss, m, q);
 }
 
+/* Our DATA packet of @m, [pkt->offset, + pkt->payload_len), came back
+ * from a switch (SHOAL_F_BOUNCED, NDP's return to sender): the receiver
+ * never saw it.  Send that range again now, once, ahead of the uplink
+ * pacer: the receiver neither knows it is missing nor would ask before a
+ * quiet interval.  A scheduled packet's credit is still out at the
+ * receiver, which counts it as coming: the resend uses it, and asks for
+ * no new credit.  PL2 queues the range for its next burst instead (its
+ * DATA goes against a switch's grant).
+ */
+static void shoal_omsg_bounced(struct shoal_sock *ss, struct shoal_omsg *m,
+			       const struct shoal_wire_pkt *pkt,
+			       struct sk_buff_head *q)
+{
+	struct shoal_net *sn = ss->sn;
+	enum shoal_bounce_res res;
+	u32 off, len;
+
+	if (pkt->msg_len != m->len) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_BOUNCE_BAD);
+		return;
+	}
+	res = shoal_tx_bounce(&m->tx, m->mss, pkt->offset, pkt->payload_len,
+			      &off, &len);
+	if (res != SHOAL_BOUNCE_RESEND) {
+		shoal_stat_inc(sn, res == SHOAL_BOUNCE_STALE ?
+				   SHOAL_STAT_RX_DROP_BOUNCE_STALE :
+				   SHOAL_STAT_RX_DROP_BOUNCE_BAD);
+		return;
+	}
+	shoal_stat_inc(sn, SHOAL_STAT_TX_RTS_RESEND);
+	ss->stats.tx_rts_resend++;
+	if (ss->pl2) {
+		shoal_tx_resend(&m->tx, off, len);
+		shoal_omsg_push(ss, m, q);
+		return;
+	}
+	/* without memory shoal_omsg_data() queues the range to go again */
+	if (shoal_omsg_data(ss, m, off, len,
+			    shoal_sird_flags(m, off, true,
+					     shoal_sird_tx_csn(sn)), q))
+		shoal_sird_tx_sent(sn, len);
+	shoal_sird_tx_update(ss, m);
+}
+
+/* A switch returned one of our DATA packets to us (SHOAL_F_BOUNCED):
+ * @peer is where it was going, pkt->sport our socket's port.  Only a
+ * message being sent to @peer with that name can be resent, at most once
+ * per bounce and only bytes it sent; anything else is counted and
+ * dropped.  It is no news from the receiver: the message's silence
+ * counters stay as they are.  Under ss->lock.
+ */
+void shoal_out_bounced(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
+		       const struct shoal_addr *peer, struct sk_buff_head *q)
+{
+	struct shoal_omsg *m;
+
+	m = shoal_omsg_find(ss, peer, pkt->msg_id, pkt->flags & SHOAL_F_NAME);
+	if (!m || m->awaiting || !m->data) {
+		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG);
+		return;
+	}
+	shoal_omsg_bounced(ss, m, pkt, q);
+}
+
 /* Requests waiting for their responses: those the server was silent
  * about for two intervals probe it, or fail.  Returns whether any did.
  */

@@ -52,6 +52,11 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_PL2_WAIT_CAPPED] = "pl2_wait_capped",
 	[SHOAL_STAT_PL2_WAIT_NS] = "pl2_wait_ns",
 	[SHOAL_STAT_PL2_RSV_GRT_NS] = "pl2_rsv_grt_ns",
+	[SHOAL_STAT_RX_BOUNCED] = "rx_bounced",
+	[SHOAL_STAT_TX_RTS_RESEND] = "tx_rts_resend",
+	[SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG] = "rx_drop_bounce_no_msg",
+	[SHOAL_STAT_RX_DROP_BOUNCE_STALE] = "rx_drop_bounce_stale",
+	[SHOAL_STAT_RX_DROP_BOUNCE_BAD] = "rx_drop_bounce_bad",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)

@@ -187,6 +187,37 @@ static bool shoal_sock_hears(const struct shoal_sock *ss,
 	return ss->inet.sk.sk_family == AF_INET6;
 }
 
+/* Our own DATA, returned by a switch (SHOAL_F_BOUNCED): its addresses
+ * are swapped, so @src's address is the peer it was sent to, but the
+ * Shoal header's are not: pkt->sport is our socket's port and
+ * pkt->dport the peer's.  Nothing in it is the peer's word (not its
+ * folded ACK): it only tells the sender to send the range again.  Never
+ * answered, so a forged one makes at most one packet to that peer.
+ */
+static void shoal_sock_bounced(struct shoal_net *sn, struct sk_buff *skb,
+			       const struct shoal_wire_pkt *pkt,
+			       const struct shoal_addr *src)
+{
+	struct shoal_addr peer = { .ip = src->ip, .port = pkt->dport };
+	struct shoal_sock *ss = shoal_port_find(sn, pkt->sport);
+	struct sk_buff_head q;
+
+	kfree_skb(skb);
+	shoal_stat_inc(sn, SHOAL_STAT_RX_BOUNCED);
+	if (!ss || !shoal_sock_hears(ss, &peer)) {
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG);
+		return;
+	}
+	__skb_queue_head_init(&q);
+	spin_lock(&ss->lock);
+	if (ss->dead)
+		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG);
+	else
+		shoal_out_bounced(ss, pkt, &peer, &q);
+	spin_unlock(&ss->lock);
+	shoal_xmit_list(sn, &q);
+}
+
 /* A packet for port pkt->dport, in softirq context under RCU.  Consumes
  * @skb.
  */
@@ -199,6 +230,10 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	struct sk_buff_head q;
 
 	__skb_queue_head_init(&q);
+	if (pkt->type == SHOAL_T_DATA && (pkt->flags & SHOAL_F_BOUNCED)) {
+		shoal_sock_bounced(sn, skb, pkt, src);
+		return;
+	}
 	/* a GRT is its sender's RSV, returned: the socket is its source */
 	if (pkt->type == SHOAL_T_GRT) {
 		ss = shoal_port_find(sn, pkt->sport);

@@ -200,6 +200,9 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 		    const struct shoal_addr *dst, u8 name_flags, u64 *id);
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q);
+void shoal_out_bounced(struct shoal_sock *ss,
+		       const struct shoal_wire_pkt *pkt,
+		       const struct shoal_addr *peer, struct sk_buff_head *q);
 void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q);
 bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
 		     u32 len, u8 flags, struct sk_buff_head *q);

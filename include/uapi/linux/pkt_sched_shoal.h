@@ -37,6 +37,7 @@ enum {
 	TCA_TRIM_RATE,			/* u64: own shaper, bytes per second; 0 = none */
 	TCA_TRIM_FLAGS,			/* u32: TRIM_F_* */
 	TCA_TRIM_BOUNCE_MASK,		/* u8: ORed into the mark byte on return to sender */
+	TCA_TRIM_SHOAL_PORT,		/* u16: UDP port of Shoal packets, 0 = none */
 	__TCA_TRIM_MAX
 };
 
@@ -78,6 +79,7 @@ enum trim_overflow {
 #define TRIM_DEF_MARK_OFFSET	1	/* Shoal header flags byte */
 #define TRIM_DEF_MARK_MASK	0x80	/* SHOAL_F_TRIMMED */
 #define TRIM_DEF_BOUNCE_MASK	0x40	/* SHOAL_F_BOUNCED */
+#define TRIM_DEF_SHOAL_PORT	4797	/* SHOAL_UDP_PORT */
 
 struct tc_trim_xstats {
 	__u64 data_enq;		/* packets put in the data queue */
@@ -113,6 +115,7 @@ struct tc_trim_xstats {
 	__u32 hdr_qlen_max;
 	__u32 data_backlog_max;	/* bytes; a queue of small packets is short */
 	__u32 hdr_backlog_max;
+	__u64 bounced_shoal;	/* of bounced: Shoal, sent to the Shoal port */
 };
 
 /* ---- afq: approximate fair queueing (count-min sketch + calendar) ---- */

@@ -90,7 +90,11 @@ enum shoal_type {
 
 /* byte 1 */
 #define SHOAL_F_TRIMMED		0x80	/* a switch cut this packet's payload */
-#define SHOAL_F_BOUNCED		0x40	/* a switch returned this packet to its sender */
+#define SHOAL_F_BOUNCED		0x40	/* a switch returned this packet to its sender:
+					 * addresses swapped, UDP and Shoal ports
+					 * not (sport is the sender's socket); the
+					 * sender resends a DATA's range at once
+					 */
 #define SHOAL_F_DEADLINE	0x20	/* a 64-bit deadline follows the header */
 #define SHOAL_F_CSN		0x10	/* SIRD: the sender is congested */
 #define SHOAL_F_REQUEST		0x08	/* the message is a request: a response follows */
@@ -198,6 +202,7 @@ struct shoal_sock_stats {
 	__u64	rx_drop_rcvbuf;	/* DATA packets over SO_RCVBUF, dropped */
 	__u32	tx_queued;	/* messages not yet acknowledged */
 	__u32	rx_queued;	/* messages waiting for recvmsg() */
+	__u64	tx_rts_resend;	/* DATA packets a switch returned, sent again */
 };
 
 static __inline__ __u8 shoal_ver_type(__u8 ver, __u8 type)

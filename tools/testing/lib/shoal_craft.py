@@ -21,6 +21,13 @@
   shoal_craft.py pl2data ADDR PORT N [unsol]
                                           PL2: N DATA packets, sent against
                                           a grant (SCHED) or unsolicited
+  shoal_craft.py bounce SRC DST SPORT DPORT ID MSG_LEN OFFSET LEN [TYPE]
+                                          a returned header as a switch
+                                          sends it (IPv4, raw: SRC may be
+                                          any address): DATA (or TYPE)
+                                          from Shoal port SPORT of DST to
+                                          DPORT, TRIMMED and BOUNCED, to
+                                          DST's Shoal port 4797
 
 The header layout is Documentation/wire.md's; the names are those of
 /proc/net/shoal/stats (Documentation/shoal.md).
@@ -39,7 +46,8 @@ MAX_MSG = 32 << 20
 
 
 def header(ptype, flags=0, msg_len=10000, offset=1400, payload_len=None,
-           word=0, hdr_len=None, version=VERSION, deadline=None):
+           word=0, hdr_len=None, version=VERSION, deadline=None,
+           sport=0x1234, dport=0x4321, msg_id=0x0102030405060708):
     """A Shoal header; payload_len defaults to 1400 for DATA, else 0"""
     if payload_len is None:
         payload_len = 1400 if ptype == TYPES["data"] else 0
@@ -47,8 +55,8 @@ def header(ptype, flags=0, msg_len=10000, offset=1400, payload_len=None,
         flags |= F_DEADLINE
     if hdr_len is None:
         hdr_len = 40 if flags & F_DEADLINE else 32
-    h = struct.pack("!BBHHBBQIIII", version << 4 | ptype, flags, 0x1234,
-                    0x4321, hdr_len, 0, 0x0102030405060708, msg_len, offset,
+    h = struct.pack("!BBHHBBQIIII", version << 4 | ptype, flags, sport,
+                    dport, hdr_len, 0, msg_id, msg_len, offset,
                     payload_len, word)
     if deadline is not None:
         h += struct.pack("!Q", deadline)
@@ -85,6 +93,14 @@ CASES = {
     # for no socket: answered UNKNOWN, as DATA (a socket's: with a GRT)
     "rsv": (ctrl("rsv", word=8), 0, ["rx_rsv+1"] + OK),
     "grt": (ctrl("grt", flags=F_BOUNCED, word=0x00030005), 0, ["rx_grt+1"] + OK),
+    # our own DATA returned by a switch: for the socket of its source
+    # port (none here), never answered
+    "data_bounced": (data(flags=F_TRIMMED | F_BOUNCED), 0,
+                     ["rx_data+1", "rx_trimmed+1", "rx_bounced+1",
+                      "rx_drop_bounce_no_msg+1"]),
+    # a switch returns DATA only (and an RSV as a GRT)
+    "credit_bounced": (ctrl("credit", flags=F_BOUNCED, offset=5600,
+                            word=1400), 0, ["rx_drop_flags+1"]),
     "empty": (b"", 0, ["rx_drop_short+1"]),
     "short": (data()[:31], 0, ["rx_drop_short+1"]),
     "version": (data(version=2) + bytes(1400), 0, ["rx_drop_version+1"]),
@@ -155,6 +171,33 @@ def csum(b):
     return ~s & 0xffff
 
 
+def ip4_udp(src, dst, sport, dport, payload):
+    """An IPv4 UDP datagram with its checksum, from any source address"""
+    udp_len = 8 + len(payload)
+    pseudo = (socket.inet_aton(src) + socket.inet_aton(dst) +
+              struct.pack("!BBH", 0, 17, udp_len))
+    udp = struct.pack("!HHHH", sport, dport, udp_len, 0) + payload
+    udp = udp[:6] + struct.pack("!H", csum(pseudo + udp) or 0xffff) + udp[8:]
+    return struct.pack("!BBHHHBBH4s4s", 0x45, 48 << 2, 20 + len(udp), 0, 0,
+                       64, 17, 0, socket.inet_aton(src),
+                       socket.inet_aton(dst)) + udp
+
+
+def bounce(src, dst, sport, dport, msg_id, msg_len, offset, plen,
+           ptype="data"):
+    """A header returned by a switch: addresses swapped, Shoal ports not"""
+    if ptype == "data":
+        h = data(flags=F_TRIMMED | F_BOUNCED, msg_len=msg_len, offset=offset,
+                 payload_len=plen, sport=sport, dport=dport, msg_id=msg_id)
+    else:
+        h = ctrl(ptype, flags=F_BOUNCED, msg_len=msg_len, offset=offset,
+                 sport=sport, dport=dport, msg_id=msg_id)
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_HDRINCL, 1)
+    s.sendto(ip4_udp(src, dst, 0xc123, 4797, h), (dst, 0))
+    s.close()
+
+
 def raw(src, dst, port):
     """a bad UDP checksum, and a UDP length past the packet's end"""
     s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
@@ -209,7 +252,9 @@ def deltas(before, after):
 
 # drops by the endpoint, after the parser counted a packet by type
 ENDPOINT_DROPS = ("rx_drop_no_socket", "rx_drop_no_msg", "rx_drop_mismatch",
-                  "rx_drop_rcvbuf", "rx_drop_fragmented")
+                  "rx_drop_rcvbuf", "rx_drop_fragmented",
+                  "rx_drop_bounce_no_msg", "rx_drop_bounce_stale",
+                  "rx_drop_bounce_bad")
 
 
 def main(argv):
@@ -231,6 +276,9 @@ def main(argv):
         flags = 0 if argv[5:6] == ["unsol"] else F_SCHED
         send([data(flags=flags) + bytes(1400)] * int(argv[4]), argv[2],
              int(argv[3]))
+    elif cmd == "bounce":
+        bounce(argv[2], argv[3], *[int(a, 0) for a in argv[4:10]],
+               *argv[10:11])
     elif cmd == "udp":
         print(udp_counter(argv[2]))
     elif cmd == "delta":

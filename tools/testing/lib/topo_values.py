@@ -23,7 +23,7 @@ def flat(prefix, obj, out):
 def qdisc(text, out):
     out.update({"tbf_drops": -1, "child_drops": -1, "child_packets": -1})
     for f in ("data_enq data_deq hdr_enq hdr_deq ctrl_enq fwd_hdr_enq trim_arrival "
-              "trim_tail trimmed_bytes small_promoted hdr_drop bounced bounce_err "
+              "trim_tail trimmed_bytes small_promoted hdr_drop bounced bounced_shoal bounce_err "
               "inelig_drop trim_err inelig_nonip inelig_frag inelig_proto inelig_encap "
               "gso_split ecn_mark hdr_sojourn_sum_ns hdr_sojourn_max_ns "
               "data_sojourn_sum_ns data_sojourn_max_ns data_qlen hdr_qlen data_backlog "

@@ -22,6 +22,10 @@
 #      queue overflows and the switch returns headers to their senders.
 #      Every packet sent is accounted for: whole + trimmed at the sink +
 #      bounced at the senders + headers the qdisc dropped == sent.
+#      shoal-blast is not shoal.ko: it reads returned headers on its own
+#      UDP source port, so this part returns them as plain UDP, ports
+#      swapped (`shoal_port none`).  Shoal's return to the Shoal port is
+#      scenario/shoal-rts.
 #  (c) drop: the same overload with `overflow drop`: every header the full
 #      queue refuses is counted in hdr_drop, nothing else disappears.
 #
@@ -184,7 +188,7 @@ part_rts()
 		t0=$SECONDS
 		run_case "$tag" "$RTS_SENDERS" "$fam" "$RTS_COUNT" "$RTS_SIZE" "$RTS_LINK" 2 \
 			--wait-bounce "$RTS_WAIT_MS" -- \
-			trim limit 2 hdr_limit 2 overflow rts || continue
+			trim limit 2 hdr_limit 2 overflow rts shoal_port none || continue
 		acc=$((s_whole + s_trimmed + bounced + child_hdr_drop + child_bounce_err))
 		echo "# $tag: sent $sent = whole $s_whole + trimmed $s_trimmed + bounced $bounced" \
 			"+ hdr_drop $child_hdr_drop + bounce_err $child_bounce_err ($acc);" \

@@ -17,7 +17,7 @@ static int check_invariants(const unsigned char *data, size_t size)
 	struct trim_config c = {
 		.elig_dscp = ~0ULL, .ctrl_dscp = 1ULL << 48, .keep = 64,
 		.mark_offset = 1, .port_max = 0xffff, .elig_proto = 17,
-		.mark_dscp = 0xff, .mark_mask = 0x80,
+		.mark_dscp = 0xff, .mark_mask = 0x80, .shoal_port = 4797,
 	};
 	struct shoal_pkt_hdrs pk;
 	enum shoal_pkt_res r;
@@ -36,6 +36,18 @@ static int check_invariants(const unsigned char *data, size_t size)
 			abort();
 		if (pk.ipver != 4 && pk.ipver != 6)
 			abort();
+		if (pk.l4hdr) {
+			struct trim_rts rts = trim_rts_plan(&c, &pk);
+
+			/* a Shoal packet keeps its ports and goes as
+			 * control; anything else swaps them and keeps its DSCP
+			 */
+			if (rts.shoal != !rts.swap_ports ||
+			    (rts.shoal && (pk.l4proto != 17 ||
+					   pk.dport != 4797 || rts.dscp != 48)) ||
+			    (!rts.shoal && rts.dscp != 0xff))
+				abort();
+		}
 	}
 	(void)trim_classify(&c, r, &pk, size > 1 ? data[1] : -1);
 	free(copy);

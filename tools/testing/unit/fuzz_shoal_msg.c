@@ -395,6 +395,27 @@ static void fuzz_tx(struct in *in)
 				     x, l, b, want);
 			break;
 		case 5:
+			if ((op & 0x60) == 0x20) {	/* a bounce */
+				u32 ro = 0, rl = 0;
+				enum shoal_bounce_res br;
+
+				l = get16(in) % 1600;
+				mss = 1 + (op & 0x80 ? x % 1600 : x % 64);
+				br = shoal_tx_bounce(&tx, mss, x, l, &ro, &rl);
+				if ((br == SHOAL_BOUNCE_BAD) !=
+				    (!l || l > mss || (u64)x + l > next))
+					FAIL("bounce %u+%u mss %u next %u: %d",
+					     x, l, mss, next, br);
+				if (br == SHOAL_BOUNCE_RESEND &&
+				    (ro < acked || ro < x || !rl || rl > l ||
+				     rl > mss || ro + rl != x + l))
+					FAIL("bounce %u+%u resends %u+%u",
+					     x, l, ro, rl);
+				if (br == SHOAL_BOUNCE_STALE && x + l > acked)
+					FAIL("bounce %u+%u stale, acked %u",
+					     x, l, acked);
+				break;
+			}
 			if (op & 0x60)	/* acks are rarer than the rest */
 				break;
 			b = op & 0x80 ? x : acked + x % 32;

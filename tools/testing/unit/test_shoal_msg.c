@@ -445,6 +445,41 @@ static void test_tx_unsched(void)
 	CHECK(!shoal_tx_next_unsched(&tx, 3000, 0, &off, &len), "mss 0: nothing");
 }
 
+/* Return to sender: one bounce, one packet again, only of bytes we sent */
+static void test_tx_bounce(void)
+{
+	struct shoal_tx_state tx;
+	u32 off = 7, len = 7;
+
+	shoal_tx_init(&tx, 10000, 3000);
+	CHECK_EQ(shoal_tx_bounce(&tx, 1400, 0, 1400, &off, &len),
+		 SHOAL_BOUNCE_BAD, "nothing sent yet: a bounce is forged");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 0, 1400, "0+1400");
+	CHECK_PIECE(&tx, 1400, SHOAL_TX_NEW, 1400, 1400, "1400+1400");
+	CHECK(shoal_tx_bounce(&tx, 1400, 1400, 1400, &off, &len) ==
+	      SHOAL_BOUNCE_RESEND && off == 1400 && len == 1400,
+	      "a bounce of 1400+1400: that packet again (%u+%u)", off, len);
+	CHECK_EQ(shoal_tx_queued(&tx), 0,
+		 "the caller sends it: nothing queued behind other resends");
+	CHECK_EQ(shoal_tx_bounce(&tx, 1400, 2000, 1400, &off, &len),
+		 SHOAL_BOUNCE_BAD, "past the bytes sent: forged");
+	CHECK_EQ(shoal_tx_bounce(&tx, 1400, 0, 2800, &off, &len),
+		 SHOAL_BOUNCE_BAD, "longer than a packet: forged");
+	CHECK_EQ(shoal_tx_bounce(&tx, 1400, 100, 0, &off, &len),
+		 SHOAL_BOUNCE_BAD, "empty: forged");
+	CHECK_EQ(shoal_tx_bounce(&tx, 1400, 0xffffff00u, 0x200, &off, &len),
+		 SHOAL_BOUNCE_BAD, "wrapping: forged");
+	CHECK(shoal_tx_bounce(&tx, 1400, 100, 200, &off, &len) ==
+	      SHOAL_BOUNCE_RESEND && off == 100 && len == 200,
+	      "a short piece (a resend's) is resent as it was");
+	shoal_tx_ack(&tx, 2000);
+	CHECK(shoal_tx_bounce(&tx, 1400, 1400, 1400, &off, &len) ==
+	      SHOAL_BOUNCE_RESEND && off == 2000 && len == 800,
+	      "partly acknowledged: the rest only (%u+%u)", off, len);
+	CHECK_EQ(shoal_tx_bounce(&tx, 1400, 0, 1400, &off, &len),
+		 SHOAL_BOUNCE_STALE, "all acknowledged: stale");
+}
+
 static void test_tx_queue(void)
 {
 	struct shoal_tx_state tx;
@@ -757,6 +792,7 @@ int main(void)
 	test_tx_end();
 	test_tx_queue();
 	test_tx_unsched();
+	test_tx_bounce();
 	test_owed();
 	test_tick_idle();
 	test_tick_busy();

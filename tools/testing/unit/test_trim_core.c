@@ -19,7 +19,7 @@ static struct trim_config default_cfg(void)
 		.hdr_weight = 10, .data_weight = 1, .drr_unit = 1514,
 		.keep = 64, .mark_offset = 1, .port_max = 0xffff,
 		.elig_proto = 17, .mark_dscp = 0xff, .mark_mask = 0x80,
-		.bounce_mask = 0x40, .sched = 1,
+		.bounce_mask = 0x40, .sched = 1, .shoal_port = 4797,
 	};
 	return c;
 }
@@ -180,11 +180,56 @@ static void test_sched(void)
 	CHECK(q == TRIM_Q_HDR || q == TRIM_Q_DATA, "drr guard terminates");
 }
 
+/* Return to sender: a Shoal packet keeps its UDP ports (the sender
+ * listens on the Shoal port only) and goes back as control
+ */
+static void test_rts_plan(void)
+{
+	struct trim_config c = default_cfg();
+	unsigned char p[2000];
+	struct shoal_pkt_hdrs pk;
+	struct trim_rts rts;
+	unsigned int len;
+	int v;
+
+	for (v = 4; v <= 6; v += 2) {
+		len = mkpkt(p, v, 17, 0, 4797, 1000);
+		CHECK(shoal_pkt_parse(p, len, len, &pk) == SHOAL_PKT_OK,
+		      "v%d shoal parses", v);
+		rts = trim_rts_plan(&c, &pk);
+		CHECK(rts.shoal && !rts.swap_ports && rts.dscp == 48,
+		      "v%d shoal: ports kept, cs6 (%d %d %u)", v, rts.shoal,
+		      rts.swap_ports, rts.dscp);
+	}
+	len = mkpkt(p, 4, 17, 0, 4798, 1000);
+	shoal_pkt_parse(p, len, len, &pk);
+	rts = trim_rts_plan(&c, &pk);
+	CHECK(!rts.shoal && rts.swap_ports && rts.dscp == 0xff,
+	      "other udp port: ports swapped, dscp kept");
+	len = mkpkt(p, 4, 6, 0, 4797, 1000);
+	shoal_pkt_parse(p, len, len, &pk);
+	rts = trim_rts_plan(&c, &pk);
+	CHECK(!rts.shoal && rts.swap_ports && rts.dscp == 0xff,
+	      "tcp to the shoal port: today's swap");
+	len = mkpkt(p, 4, 17, 0, 4797, 1000);
+	shoal_pkt_parse(p, len, len, &pk);
+	c.ctrl_dscp = (1ULL << 40) | (1ULL << 56);
+	rts = trim_rts_plan(&c, &pk);
+	CHECK_EQ(rts.dscp, 40, "lowest control dscp");
+	c.ctrl_dscp = 0;
+	rts = trim_rts_plan(&c, &pk);
+	CHECK(rts.shoal && rts.dscp == 0xff, "no control dscp: kept");
+	c.shoal_port = 0;
+	rts = trim_rts_plan(&c, &pk);
+	CHECK(!rts.shoal && rts.swap_ports, "shoal_port none: today's swap");
+}
+
 int main(void)
 {
 	test_classify();
 	test_limits();
 	test_tail();
 	test_sched();
+	test_rts_plan();
 	return unit_done();
 }
