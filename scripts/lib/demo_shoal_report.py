@@ -47,7 +47,8 @@ for p, name in (("sird", "Shoal (SIRD)"), ("tcp", "TCP cubic")):
         name, "%d/%d" % (r["completed"], r["issued"]), "%d/%d" % (r["failed"], r["unanswered"]),
         f(r["gp"], "%.2f"), f(r["p50"]), f(r["p99"]), f(r["max"]), trimmed, q.get("drops", -1),
         q.get("data_qlen_max", -1)))
-print("(msgs: completed/issued; failed: failed/unanswered; goodput: Mbit/s, all senders, of")
+print("(msgs: completed/issued; failed: failed/unanswered; goodput: Mbit/s, every sender's")
+print(" answered bytes over the longest sender's time (arrivals and the wait for the last answer),")
 print(" %g offered; p50: the median of the senders' medians; p99, max: the worst sender's;"
       % (link * load_))
 print(" trimmed, dropped, peak: the switch port's trims, drops and longest data queue, packets)")

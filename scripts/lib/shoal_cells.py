@@ -14,23 +14,24 @@ HDR, UNDER = 32, 8 + 20 + 14
 def cell(clients, n):
     """One run from its senders' JSON (None for a sender with no result):
     ok (all n gave one), missing (how many did not: their messages are
-    unknown), gp (Mbit/s, summed) and gps (each sender's), issued,
-    completed, failed, unanswered, lost (failed + unanswered), failures
+    unknown), elapsed (s, the longest sender's), gp (Mbit/s: every
+    sender's answered request bytes over elapsed), issued, completed,
+    completed_bytes, failed, unanswered, lost (failed + unanswered), failures
     {errno: count}, p50 (ms: the median of the senders' median completion
     times), p99 and max (ms: the largest of the senders'), None when no
     message completed"""
     cs = [c for c in clients if c]
-    r = {"ok": len(cs) == n and n > 0, "missing": n - len(cs), "gp": 0.0, "issued": 0,
-         "completed": 0, "failed": 0, "unanswered": 0, "failures": {}, "gps": []}
+    r = {"ok": len(cs) == n and n > 0, "missing": n - len(cs), "issued": 0,
+         "completed": 0, "completed_bytes": 0, "failed": 0, "unanswered": 0, "failures": {}}
     for c in cs:
         m = c.get("messages", {})
-        r["gp"] += c.get("goodput_mbps", 0)
-        r["gps"].append(c.get("goodput_mbps", 0))
-        for k in ("issued", "completed", "failed", "unanswered"):
+        for k in ("issued", "completed", "completed_bytes", "failed", "unanswered"):
             r[k] += m.get(k, 0)
         for e, v in (c.get("failures") or {}).items():
             r["failures"][e] = r["failures"].get(e, 0) + v
     r["lost"] = r["failed"] + r["unanswered"]
+    r["elapsed"] = max([c.get("elapsed_s", 0) for c in cs] or [0])
+    r["gp"] = r["completed_bytes"] * 8 / r["elapsed"] / 1e6 if r["elapsed"] else 0.0
     lat = [b["latency_us"] for c in cs for b in c.get("buckets", [])
            if b.get("name") == "all" and b.get("count")]
     r["p50"] = statistics.median(x["p50"] for x in lat) / 1e3 if lat else None

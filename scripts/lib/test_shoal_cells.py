@@ -19,10 +19,11 @@ def check(what, ok):
     print("%sok %d - %s" % ("" if ok else "not ", n, what))
 
 
-def client(p50, p99, gp=10.0, issued=100, completed=100, failed=0, unanswered=0, fails=None):
-    return {"goodput_mbps": gp, "failures": fails or {},
+def client(p50, p99, gp=10.0, issued=100, completed=100, failed=0, unanswered=0, fails=None,
+           elapsed=8.0):
+    return {"goodput_mbps": -1, "elapsed_s": elapsed, "failures": fails or {},
             "messages": {"issued": issued, "completed": completed, "failed": failed,
-                         "unanswered": unanswered},
+                         "unanswered": unanswered, "completed_bytes": gp * 1e6 * elapsed / 8},
             "buckets": [{"name": "A", "count": 0},
                         {"name": "all", "count": completed,
                          "latency_us": {"p50": p50, "p99": p99, "max": p99 * 2}}]}
@@ -32,7 +33,9 @@ def client(p50, p99, gp=10.0, issued=100, completed=100, failed=0, unanswered=0,
 s = cell([client(1000, 9000), client(3000, 20000), client(2000, 10000)], 3)
 check("p50 is the median of the senders' medians", s["p50"] == 2.0)
 check("p99 is the worst sender's", s["p99"] == 20.0)
-check("goodput and messages are summed", s["gp"] == 30.0 and s["issued"] == 300)
+check("goodput and messages are summed", abs(s["gp"] - 30.0) < 1e-9 and s["issued"] == 300)
+u = cell([client(1000, 9000, elapsed=8.0), client(1000, 9000, elapsed=16.0)], 2)
+check("goodput is all bytes over the longest sender's time", abs(u["gp"] - 15.0) < 1e-9)
 check("a complete run is complete", complete(s))
 m = cell([client(1000, 9000), None], 2)
 check("a sender with no result: not ok, counted missing", not m["ok"] and m["missing"] == 1)
