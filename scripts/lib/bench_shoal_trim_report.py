@@ -51,12 +51,13 @@ print("SIRD's hosts: %s (LINK: the link's rate), the rest the module's defaults"
 print("%s s of seeded Poisson arrivals a run, the same for the three; completion time: the request"
       " sent until its answer" % dur)
 print()
-hdr = "%-12s %4s %4s %-5s %7s %8s %8s %12s %6s %6s %5s %6s %6s" % (
+hdr = "%-12s %4s %4s %-5s %7s %9s %9s %12s %6s %6s %5s %6s %6s" % (
     "workload", "load", "Mbit", "proto", "goodput", "p50 ms", "p99 ms", "msgs", "trims",
     "drops", "marks", "ctl/pk", "ctl B")
 print(hdr)
-print("(goodput: Mbit/s, every sender's answered bytes over the longest sender's time; p50: the median of the senders' medians; p99: the worst"
-      " sender's;")
+print("(goodput: Mbit/s, every sender's answered bytes over the longest sender's time;")
+print(" p50, p99: of every sender's completion times together, nearest rank; * the median of the")
+print(" senders' medians and the worst sender's p99, from a shoal-perf that lists no times;")
 print(" msgs: issued (failed/unanswered); trims, drops, marks: the port's; ctl/pk: SIRD's"
       " control packets")
 print(" per DATA packet, ctl B: their bytes over DATA's, on the wire: control is every Shoal"
@@ -84,8 +85,9 @@ for (w, ld, link), ps in cells.items():
         if r["missing"]:
             msgs += "!%d" % r["missing"]
         c = r["ctl"]
-        print("%-12s %4s %4s %-5s %7s %8s %8s %12s %6s %6s %5s %6s %6s" % (
-            w, ld, link, t, f(r["gp"], "%.2f"), f(r["p50"]), f(r["p99"]), msgs,
+        print("%-12s %4s %4s %-5s %7s %9s %9s %12s %6s %6s %5s %6s %6s" % (
+            w, ld, link, t, f(r["gp"], "%.2f"), f(r["p50"]) + ("" if r["pooled"] else "*"),
+            f(r["p99"]) + ("" if r["pooled"] else "*"), msgs,
             f(r["trims"], "%d"), f(r["drops"], "%d"), f(r["marks"], "%d"),
             f(c and c[2], "%.2f"), f(c and c[3] is not None and c[3] * 100 or None, "%.1f%%")))
 lost = [(w, ld, t, r) for (w, ld, _), ps in cells.items() for t, r in ps.items()
@@ -125,7 +127,9 @@ def summ(vals):
     return "median %.2fx (%.2f-%.2f)" % (statistics.median(v), min(v), max(v))
 
 
-print(tally("every SIRD message completes", vs["cubic"]["complete"] or vs["dctcp"]["complete"]))
+if cells:
+    print(tally("every SIRD message completes",
+                vs["cubic"]["complete"] or vs["dctcp"]["complete"]))
 for t in ("cubic", "dctcp"):
     if not vs[t]["p99"]:
         continue

@@ -49,8 +49,9 @@ for p, name in (("sird", "Shoal (SIRD)"), ("tcp", "TCP cubic")):
         q.get("data_qlen_max", -1)))
 print("(msgs: completed/issued; failed: failed/unanswered; goodput: Mbit/s, every sender's")
 print(" answered bytes over the longest sender's time (arrivals and the wait for the last answer),")
-print(" %g offered; p50: the median of the senders' medians; p99, max: the worst sender's;"
-      % (link * load_))
+print(" %g offered; p50, p99, max: %s;" % (link * load_, "of every sender's completion times"
+      " together" if res["sird"]["pooled"] and res["tcp"]["pooled"] else "the median of the"
+      " senders' medians, the worst sender's p99 and max (this shoal-perf lists no times)"))
 print(" trimmed, dropped, peak: the switch port's trims, drops and longest data queue, packets)")
 for m in missing:
     print(m)

@@ -5,7 +5,7 @@ bench_shoal_trim_report.py): one cell is one transport's run, every
 sender's shoal-perf client JSON together.  Verdicts are computed here
 from the numbers, never printed as a claim; test_shoal_cells.py tests
 them (make check T=unit).  Imports nothing of the guest."""
-import statistics
+import math, statistics
 
 # bytes on the wire below a Shoal header: UDP, IPv4, Ethernet
 HDR, UNDER = 32, 8 + 20 + 14
@@ -17,9 +17,11 @@ def cell(clients, n):
     unknown), elapsed (s, the longest sender's), gp (Mbit/s: every
     sender's answered request bytes over elapsed), issued, completed,
     completed_bytes, failed, unanswered, lost (failed + unanswered), failures
-    {errno: count}, p50 (ms: the median of the senders' median completion
-    times), p99 and max (ms: the largest of the senders'), None when no
-    message completed"""
+    {errno: count}, p50, p99 and max of the completion times (ms, None
+    when no message completed): over every sender's messages together
+    (pooled True) when each JSON lists them (completion_us), else, from
+    an older shoal-perf, the median of the senders' medians and the
+    largest of their p99s and maxima"""
     cs = [c for c in clients if c]
     r = {"ok": len(cs) == n and n > 0, "missing": n - len(cs), "issued": 0,
          "completed": 0, "completed_bytes": 0, "failed": 0, "unanswered": 0, "failures": {}}
@@ -32,12 +34,29 @@ def cell(clients, n):
     r["lost"] = r["failed"] + r["unanswered"]
     r["elapsed"] = max([c.get("elapsed_s", 0) for c in cs] or [0])
     r["gp"] = r["completed_bytes"] * 8 / r["elapsed"] / 1e6 if r["elapsed"] else 0.0
+    r["pooled"] = bool(cs) and all("completion_us" in c for c in cs)
+    if r["pooled"]:
+        v = sorted(x for c in cs for x in c["completion_us"])
+        r["p50"], r["p99"] = pct(v, 0.5), pct(v, 0.99)
+        r["max"] = v[-1] / 1e3 if v else None
+        r["p50"] = r["p50"] and r["p50"] / 1e3
+        r["p99"] = r["p99"] and r["p99"] / 1e3
+        return r
     lat = [b["latency_us"] for c in cs for b in c.get("buckets", [])
            if b.get("name") == "all" and b.get("count")]
     r["p50"] = statistics.median(x["p50"] for x in lat) / 1e3 if lat else None
     r["p99"] = max(x["p99"] for x in lat) / 1e3 if lat else None
     r["max"] = max(x["max"] for x in lat) / 1e3 if lat else None
     return r
+
+
+def pct(v, p):
+    """The nearest-rank percentile p of the sorted list v (shoal-perf's
+    own), None if v is empty"""
+    if not v:
+        return None
+    k = max(1, math.ceil(p * len(v)))
+    return v[min(k, len(v)) - 1]
 
 
 def ratio(a, b):

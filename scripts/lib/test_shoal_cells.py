@@ -5,7 +5,7 @@ and bench's reports) on made-up runs, as TAP; exit status 1 if any is
 wrong.  Run by scripts/check (unit/shoal-cells)."""
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from shoal_cells import busy, cell, complete, control, goals, jain, tally  # noqa: E402
+from shoal_cells import busy, cell, complete, control, goals, jain, pct, tally  # noqa: E402
 
 n = 0
 bad = 0
@@ -48,6 +48,22 @@ check("failed or unanswered: not complete", f["lost"] == 3 and not complete(f))
 e = cell([client(1000, 9000, completed=0, issued=0)], 1)
 check("nothing issued is not complete", not complete(e))
 check("no completion: no percentiles", e["p50"] is None and e["p99"] is None)
+
+# pooled: every completion time of every sender, nearest rank
+def timed(times):
+    c = client(0, 0, completed=len(times), issued=len(times))
+    c["completion_us"] = sorted(times)
+    return c
+
+
+pl = cell([timed([1000 * i for i in range(1, 101)]), timed([1000 * i for i in range(101, 201)])], 2)
+check("pooled: p50 over all 200 messages is the 100th", pl["pooled"] and pl["p50"] == 100.0)
+check("pooled: p99 over all 200 messages is the 198th", pl["p99"] == 198.0)
+check("pooled: max is the largest", pl["max"] == 200.0)
+mix = cell([timed([5000]), client(1000, 9000)], 2)
+check("a sender without the list: the senders' percentiles instead",
+      not mix["pooled"] and mix["p99"] == 9.0)
+check("pct of nothing is None, of one is it", pct([], 0.5) is None and pct([7], 0.99) == 7)
 
 # the goals: p99 at most half, p50 no worse, goodput at least (2%), all complete
 t = cell([client(2000, 40000, gp=30.0)], 1)

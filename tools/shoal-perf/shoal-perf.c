@@ -1398,6 +1398,7 @@ static void print_text(FILE *f)
 static void print_json(FILE *f)
 {
 	int i, e, first = 1;
+	size_t k;
 
 	fprintf(f, "{\n  \"proto\": \"%s\",\n  \"workload\": \"%s\",\n",
 		proto_names[o.proto], o.wl_name);
@@ -1467,7 +1468,11 @@ static void print_json(FILE *f)
 				pct(&b->lat, 0.99), b->lat.v[b->lat.n - 1]);
 		fprintf(f, "}%s\n", i < NBUCKETS - 1 ? "," : "");
 	}
-	fprintf(f, "  ]\n}\n");
+	/* every completion time, sorted: percentiles over several clients */
+	fprintf(f, "  ],\n  \"completion_us\": [");
+	for (k = 0; k < buckets[B_ALL].lat.n; k++)
+		fprintf(f, "%s%.0f", k ? ", " : "", buckets[B_ALL].lat.v[k]);
+	fprintf(f, "]\n}\n");
 }
 
 static int client(void)

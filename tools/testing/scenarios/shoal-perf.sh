@@ -23,8 +23,8 @@
 # Documentation/shoal-perf.md has the numbers.  Every request must be answered
 # (no failure on the error queue, none left unanswered, no arrival
 # dropped), the goodput must be in line with what was offered, the JSON must parse
-# and carry p50/p99 slowdowns for every size group that had messages.
-# Then the module unloads.
+# and carry p50/p99 slowdowns for every size group that had messages and
+# every completion time (completion_us, sorted).  Then the module unloads.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -127,6 +127,8 @@ run()
 	tap_ok "gp_offered_pct >= 35 && gp_offered_pct <= 130 && gp_link_pct <= 100" \
 		"$proto: goodput is $gp_offered_pct% of the nominal load (35-130%) and $gp_link_pct% of the link"
 	topo_log "$proto: the slowest RPC took $slowest_us us"
+	tap_ok "times == completed && times_ok == 1" \
+		"$proto: the JSON lists every completion time, sorted, the table's p99 among them ($times of $completed)"
 	tap_ok "groups >= 3 && groups_p99 == groups" \
 		"$proto: p50 and p99 slowdown reported for all $groups size groups with messages ($summary)"
 	if [ "$proto" = sird ]; then
