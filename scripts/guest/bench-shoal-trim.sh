@@ -10,7 +10,7 @@
 # and a 50 ms resend interval, the rest the module's defaults).
 #
 #   1. Trimming: every workload of BENCH_SHOAL_TRIM_WORKLOADS (fixed:60000,
-#      an incast of 60 KB RPCs; W3; W4) at every load of
+#      an incast of 60 KB RPCs; W3; W4; none: no trimming runs) at every load of
 #      BENCH_SHOAL_TRIM_LOADS (0.5 0.8 0.95), at its link rate
 #      (BENCH_SHOAL_TRIM_LINKS), SIRD then TCP cubic then DCTCP
 #      (BENCH_SHOAL_TRIM_TRANSPORTS) over the same seeded Poisson arrivals,
@@ -146,8 +146,9 @@ stats_after()
 	perf_shoal_stats "$DIR/$1.stats1"
 }
 
-# 1. trimming: workload x transport x load
+# 1. trimming: workload x transport x load (none: no trimming runs)
 : >"$DIR/runs"
+[ "$WORKLOADS" = none ] && WORKLOADS=
 for w in $WORKLOADS; do
 	link=$(tr ' ' '\n' <<<"$LINKS" | awk -F= -v w="$w" '$1 == w { print $2 }')
 	[ -n "$link" ] || topo_die "no link rate for $w in BENCH_SHOAL_TRIM_LINKS"
@@ -201,10 +202,10 @@ over()
 	for ((i = 1; i <= ns + 1; i++)); do
 		client "$i" "$name" "$( ((i <= ns)) && echo sird || echo "$tcp")" \
 			--workload "fixed:$SIZE" --load "$each" --link-mbps "$OVER_MBIT" \
-			--duration "$DUR" --drain "$OVER_DRAIN" --rtt-us 1000
+			--duration "$DUR" --drain "$OVER_DRAIN"
 	done
-	# the clients' idle-RTT probes are skipped (--rtt-us): the load starts
-	# at once
+	# each client's idle-RTT probe (21 tiny RPCs on an idle port) is over
+	# well within the first second
 	sleep 1
 	perf_port_sample "$DIR/$name.port"
 	ip netns exec "$TOPO_RX" tc -s -j filter show dev eth0 ingress >"$DIR/$name.rx0"
