@@ -48,11 +48,14 @@ run()
 	perf_shoal_stats "$DIR/$proto.stats0"
 	topo_link_qdisc "${LINK}mbit" 32k 1000000 trim limit 12 || topo_die "trim on r0"
 	perf_server "$proto" "$proto" "$PORT"
+	# no idle-RTT probe (--rtt-us; completion times do not use it): the
+	# senders start together, and none gives up on a probe that met the
+	# port the others already fill
 	for ((i = 1; i <= N; i++)); do
 		ip netns exec "$(topo_sender_ns "$i")" "$PERF" client --proto "$proto" \
 			--server "$SRV:$PORT" --workload "fixed:$SIZE" --json --seed "$i" \
 			--load "$(awk -v l="$LOAD" -v n="$N" 'BEGIN { print l / n }')" \
-			--link-mbps "$LINK" --duration "$DUR" --drain 30 \
+			--link-mbps "$LINK" --duration "$DUR" --drain 30 --rtt-us 1000 \
 			>"$DIR/$proto-$i.json" 2>"$DIR/$proto-$i.txt" &
 		pids+=($!)
 	done

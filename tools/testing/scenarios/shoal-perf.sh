@@ -24,7 +24,8 @@
 # (no failure on the error queue, none left unanswered, no arrival
 # dropped), the goodput must be in line with what was offered, the JSON must parse
 # and carry p50/p99 slowdowns for every size group that had messages and
-# every completion time (completion_us, sorted).  Then the module unloads.
+# every completion time (completion_us, sorted).  A client given the idle
+# round trip (--rtt-us) sends no probe.  Then the module unloads.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -170,7 +171,28 @@ examples()
 		"examples: shoal-send's request reaches shoal-recv, whose response comes back"
 }
 
+# no_probe: with --rtt-us the client sends no idle-RTT probe and starts
+# its load at once.  To a port no server has, a probe fails (the client
+# exits 1 before any load); without one every request fails ECONNREFUSED
+# on the error queue and the client exits 3 with its JSON.
+no_probe()
+{
+	local rc refused
+
+	ip netns exec "$CLI_NS" "$PERF" client --proto sird --server "$SRV_ADDR:$((PORT + 7))" \
+		--workload fixed:1000 --load 0.2 --link-mbps 1 --duration 1 --drain 3 \
+		--rtt-us 1234 --json >"$DIR/no-probe.json" 2>"$DIR/no-probe.txt"
+	rc=$?
+	sed 's/^/# /' "$DIR/no-probe.txt"
+	refused=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print(d["failures"].get("ECONNREFUSED", 0) if d["idle_rtt_us"] == 1234 else -1)' \
+		"$DIR/no-probe.json" 2>/dev/null || echo -1)
+	tap_ok "rc == 3 && refused >= 1" \
+		"--rtt-us: no probe, the load starts at once (to no server: exit $rc, $refused requests refused)"
+}
+
 examples
+no_probe
 run sird
 run tcp
 topo_write_results "$DIR/../shoal-perf.json" \
