@@ -13,7 +13,7 @@ Prints the tables, the ratios against TCP cubic and DCTCP and issue 22's
 goals with their verdicts, computed by shoal_cells.py.
 Imports perf_report and shoal_cells from scripts/lib."""
 
-import statistics, sys
+import io, statistics, sys
 from perf_report import load, stats
 from shoal_cells import busy, cell, control, failures, goals, jain, ratio, tally
 
@@ -41,6 +41,11 @@ def lines(path):
         return []
 
 
+# without trimming runs (BENCH_SHOAL_TRIM_WORKLOADS=none) their part
+# prints nothing
+screen = sys.stdout
+if not lines(d + "/runs"):
+    sys.stdout = io.StringIO()
 print("Shoal over trimming ports: SIRD (shoal.ko) against TCP cubic and DCTCP, %d sender hosts"
       " -> switch -> 1 receiver host" % n)
 print("switch port: tbf at the link rate over trim limit %d ecn_thresh %d full packets' bytes:"
@@ -147,6 +152,7 @@ if ctl:
                               100 * min(c[1] for c in ctl), 100 * max(c[1] for c in ctl)))
 
 # ---- overload ----
+sys.stdout = screen
 over = lines(d + "/over")
 if not over:
     sys.exit(0)
