@@ -103,7 +103,8 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 # per-packet cost against the number of flows, fairness against the number
 # of flows, flow completion times against load, then sqr: its cost and
 # memory, and short flows across failures, then the Shoal transport
-# against TCP cubic and DCTCP, then PL2 with its switch against cubic
+# against TCP cubic and DCTCP, over FIFOs and then over trimming and
+# overloaded ports, then PL2 with its switch against cubic
 # under an incast; each runs its own fabric
 "$TREE/scripts/guest/bench-flows.sh"
 "$TREE/scripts/guest/bench-fair.sh"
@@ -111,4 +112,5 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 "$TREE/scripts/guest/bench-sqr.sh"
 "$TREE/scripts/guest/bench-sqr-fct.sh"
 "$TREE/scripts/guest/bench-shoal.sh"
+"$TREE/scripts/guest/bench-shoal-trim.sh"
 "$TREE/scripts/guest/bench-pl2.sh"

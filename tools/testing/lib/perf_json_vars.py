@@ -31,3 +31,9 @@ print("issued_pct=%d" % round(100 * d["issued_mbps"] / d["offered_mbps"]))
 print("gp_link_pct=%d" % round(100 * d["goodput_mbps"] / d["link_mbps"]))
 print("slowest_us=%d" % max([b.get("latency_us", {}).get("max", 0) for b in d["buckets"]]))
 print("sock_tx_failed=%d" % d.get("socket", {}).get("tx_failed", 0))
+# every completion time listed, sorted, and the "all" group's p99 among them
+t = d.get("completion_us")
+al = [b for b in d["buckets"] if b["name"] == "all" and b["count"]]
+print("times=%d" % (len(t) if isinstance(t, list) else -1))
+print("times_ok=%d" % (isinstance(t, list) and t == sorted(t) and bool(al) and
+                       any(abs(x - al[0]["latency_us"]["p99"]) <= 1 for x in t)))

@@ -23,8 +23,9 @@
 # Documentation/shoal-perf.md has the numbers.  Every request must be answered
 # (no failure on the error queue, none left unanswered, no arrival
 # dropped), the goodput must be in line with what was offered, the JSON must parse
-# and carry p50/p99 slowdowns for every size group that had messages.
-# Then the module unloads.
+# and carry p50/p99 slowdowns for every size group that had messages and
+# every completion time (completion_us, sorted).  A client given the idle
+# round trip (--rtt-us) sends no probe.  Then the module unloads.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -127,6 +128,8 @@ run()
 	tap_ok "gp_offered_pct >= 35 && gp_offered_pct <= 130 && gp_link_pct <= 100" \
 		"$proto: goodput is $gp_offered_pct% of the nominal load (35-130%) and $gp_link_pct% of the link"
 	topo_log "$proto: the slowest RPC took $slowest_us us"
+	tap_ok "times == completed && times_ok == 1" \
+		"$proto: the JSON lists every completion time, sorted, the table's p99 among them ($times of $completed)"
 	tap_ok "groups >= 3 && groups_p99 == groups" \
 		"$proto: p50 and p99 slowdown reported for all $groups size groups with messages ($summary)"
 	if [ "$proto" = sird ]; then
@@ -168,7 +171,28 @@ examples()
 		"examples: shoal-send's request reaches shoal-recv, whose response comes back"
 }
 
+# no_probe: with --rtt-us the client sends no idle-RTT probe and starts
+# its load at once.  To a port no server has, a probe fails (the client
+# exits 1 before any load); without one every request fails ECONNREFUSED
+# on the error queue and the client exits 3 with its JSON.
+no_probe()
+{
+	local rc refused
+
+	ip netns exec "$CLI_NS" "$PERF" client --proto sird --server "$SRV_ADDR:$((PORT + 7))" \
+		--workload fixed:1000 --load 0.2 --link-mbps 1 --duration 1 --drain 3 \
+		--rtt-us 1234 --json >"$DIR/no-probe.json" 2>"$DIR/no-probe.txt"
+	rc=$?
+	sed 's/^/# /' "$DIR/no-probe.txt"
+	refused=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
+print(d["failures"].get("ECONNREFUSED", 0) if d["idle_rtt_us"] == 1234 else -1)' \
+		"$DIR/no-probe.json" 2>/dev/null || echo -1)
+	tap_ok "rc == 3 && refused >= 1" \
+		"--rtt-us: no probe, the load starts at once (to no server: exit $rc, $refused requests refused)"
+}
+
 examples
+no_probe
 run sird
 run tcp
 topo_write_results "$DIR/../shoal-perf.json" \
