@@ -14,7 +14,8 @@
  * Ranks: EDT timestamps, priority or mark, the Shoal header's slack (LSTF,
  * rewritten per hop) or deadline (EDF), or the AFQ round of the flow.
  * Days beyond the horizon are dropped, clamped to the last day, or parked
- * in an rbtree until they come into range.  See Documentation/sch_calq.md.
+ * in an rbtree until they come into range.  ECT packets leaving while the
+ * backlog is over ecn_thresh get CE.  See Documentation/sch_calq.md.
  *
  * Locking: enqueue, dequeue, peek and reset run under the qdisc root
  * lock, in BH context (no sleeping, GFP_ATOMIC only).  init, change, dump,
