@@ -29,11 +29,14 @@ static void explain(void)
 		"Usage: ... afq [ limit PACKETS ] [ limit_bytes BYTES ]\n"
 		"		[ nqueues N ] [ bpr BYTES ] [ rows N ] [ cols N ]\n"
 		"		[ ecn_rounds N | noecn ]\n"
-		"		[ flow_key flow | hosts | src | dst | mark | prio ]\n"
+		"		[ flow_key flow | hosts | src | dst | mark | prio | shoal_msg ]\n"
 		"		[ overflow drop | pushout ] [ exact | sketch ]\n"
 		"		[ exact_flows N ] [ seed N | random ] [ rate RATE ]\n"
+		"		[ shoal_port PORT | off ]\n"
 		"nqueues: power of 2, 2..4096; cols: power of 2, 16..1048576;\n"
 		"rows: 1..8; bpr: 64..16777216; exact_flows: power of 2, 256..4194304.\n"
+		"shoal_port: UDP port of Shoal packets, keyed by their Shoal ports\n"
+		"(flow, shoal_msg); 0 or off: none.\n"
 		"Sizes take units (1514, 9kb, 1mb); RATE takes units (10mbit, 1gbit).\n");
 }
 
@@ -54,6 +57,7 @@ static const unsigned char afq_attr_width[TCA_AFQ_MAX + 1] = {
 	[TCA_AFQ_EXACT_FLOWS]	= 4,
 	[TCA_AFQ_SEED]		= 4,
 	[TCA_AFQ_RATE]		= 8,
+	[TCA_AFQ_SHOAL_PORT]	= 2,
 };
 
 /* ---- value parsers (numbers, sizes: plugin_util.h) ---- */
@@ -68,6 +72,16 @@ static int parse_seed(const struct pu_opt *o, const char *arg,
 	return parse_num(o, arg, r);
 }
 
+static int parse_shoal_port(const struct pu_opt *o, const char *arg,
+			    struct pu_req *r)
+{
+	if (!strcmp(arg, "off")) {
+		req_set(r, o->type, 0);
+		return 0;
+	}
+	return parse_num(o, arg, r);
+}
+
 static const char * const flow_key_names[__AFQ_KEY_MAX] = {
 	[AFQ_KEY_FLOW]		= "flow",
 	[AFQ_KEY_HOSTS]		= "hosts",
@@ -75,6 +89,7 @@ static const char * const flow_key_names[__AFQ_KEY_MAX] = {
 	[AFQ_KEY_DST]		= "dst",
 	[AFQ_KEY_MARK]		= "mark",
 	[AFQ_KEY_PRIO]		= "prio",
+	[AFQ_KEY_SHOAL_MSG]	= "shoal_msg",
 };
 
 static const char * const overflow_names[__AFQ_OVERFLOW_MAX] = {
@@ -95,6 +110,7 @@ static const struct pu_opt afq_opts[] = {
 	OPT("exact_flows",	TCA_AFQ_EXACT_FLOWS,	parse_num),
 	OPT("seed",		TCA_AFQ_SEED,		parse_seed),
 	OPT("rate",		TCA_AFQ_RATE,		parse_rate),
+	OPT("shoal_port",	TCA_AFQ_SHOAL_PORT,	parse_shoal_port),
 };
 
 /* exact, sketch, noecn and help: the words that take no value */
@@ -203,6 +219,13 @@ static int afq_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	}
 	if (attr_u64(tb, TCA_AFQ_RATE, &v))
 		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v);
+	if (attr_u64(tb, TCA_AFQ_SHOAL_PORT, &v)) {
+		print_uint(PRINT_JSON, "shoal_port", NULL, v);
+		if (v)
+			print_uint(PRINT_FP, NULL, "shoal_port %u ", v);
+		else
+			print_string(PRINT_FP, NULL, "shoal_port %s ", "off");
+	}
 	return 0;
 }
 

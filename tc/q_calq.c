@@ -40,6 +40,8 @@ static void explain(void)
 		"		[ horizon drop | clamp | overflow ] [ quantum BYTES ]\n"
 		"		[ rows N ] [ cols N ] [ port PORT ]\n"
 		"		[ rewrite | norewrite ] [ rate RATE ]\n"
+		"		[ flow_key flow | hosts | src | dst | mark | prio | shoal_msg ]\n"
+		"		[ ecn_thresh BYTES | off ]\n"
 		"TIME := 10us, 1.5ms, 1s; a plain number is nanoseconds.\n"
 		"Sizes take units (1514, 9kb); RATE takes units (10mbit, 1gbit).\n");
 }
@@ -64,6 +66,8 @@ static const unsigned char calq_attr_width[TCA_CALQ_MAX + 1] = {
 	[TCA_CALQ_FLAGS]	= 4,
 	[TCA_CALQ_RATE]		= 8,
 	[TCA_CALQ_FLAGS_MASK]	= 4,
+	[TCA_CALQ_FLOW_KEY]	= 1,
+	[TCA_CALQ_ECN_THRESH]	= 4,
 };
 
 struct calq_req {
@@ -128,6 +132,27 @@ static const char * const horizon_names[__CALQ_HORIZON_MAX] = {
 	[CALQ_HORIZON_OVERFLOW]	= "overflow",
 };
 
+/* the fq rank's flow key: sch_afq's names */
+static const char * const flow_key_names[__AFQ_KEY_MAX] = {
+	[AFQ_KEY_FLOW]		= "flow",
+	[AFQ_KEY_HOSTS]		= "hosts",
+	[AFQ_KEY_SRC]		= "src",
+	[AFQ_KEY_DST]		= "dst",
+	[AFQ_KEY_MARK]		= "mark",
+	[AFQ_KEY_PRIO]		= "prio",
+	[AFQ_KEY_SHOAL_MSG]	= "shoal_msg",
+};
+
+static int parse_ecn_thresh(const struct pu_opt *o, const char *arg,
+			    struct pu_req *r)
+{
+	if (!strcmp(arg, "off")) {
+		req_set(r, o->type, 0);
+		return 0;
+	}
+	return parse_bytes(o, arg, r);
+}
+
 #define OPT_KWN(n, t, kw) { .name = n, .type = t, .parse = parse_keyword_num, \
 			    .names = kw, .nnames = ARRAY_SIZE(kw) }
 
@@ -146,6 +171,8 @@ static const struct pu_opt calq_opts[] = {
 	OPT("cols",		TCA_CALQ_COLS,		parse_num),
 	OPT("port",		TCA_CALQ_PORT,		parse_num),
 	OPT("rate",		TCA_CALQ_RATE,		parse_rate),
+	OPT_KWN("flow_key",	TCA_CALQ_FLOW_KEY,	flow_key_names),
+	OPT("ecn_thresh",	TCA_CALQ_ECN_THRESH,	parse_ecn_thresh),
 };
 
 /* Value-less keywords: each sets or clears one CALQ_F_* bit */
@@ -291,6 +318,15 @@ static int calq_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 			   "norewrite", "rewrite");
 	if (attr_u64(tb, TCA_CALQ_RATE, &v))
 		tc_print_rate(PRINT_ANY, "rate", "rate %s ", v);
+	print_keyword(tb, TCA_CALQ_FLOW_KEY, "flow_key", flow_key_names,
+		      ARRAY_SIZE(flow_key_names));
+	if (attr_u64(tb, TCA_CALQ_ECN_THRESH, &v)) {
+		print_uint(PRINT_JSON, "ecn_thresh", NULL, v);
+		if (v)
+			print_size(PRINT_FP, NULL, "ecn_thresh %s ", v);
+		else
+			print_string(PRINT_FP, NULL, "ecn_thresh %s ", "off");
+	}
 	if (has_flags && (flags & ~(__u64)CALQ_F_MASK))	/* a newer module */
 		print_uint(PRINT_ANY, "flags", "flags %#x ", flags);
 	return 0;
@@ -316,6 +352,8 @@ static const struct xs_field calq_xs_fields[] = {
 	XS(no_rank, XS_U64), XS(deadline_misses, XS_U64),
 	XS(slack_rewrites, XS_U64), XS(rewrite_errors, XS_U64),
 	XS(inversions, XS_U64), XS(gso_split, XS_U64),
+	XS_LINE,
+	XS(ecn_marked, XS_U64), XS(ecn_nonect, XS_U64),
 };
 
 /* text: "peaks 0:3 1:5" (non-zero days only); JSON: "peak": [3, 5, 0...] */

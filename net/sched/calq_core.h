@@ -295,6 +295,19 @@ static inline bool calq_order_leave(struct calq_order *o, u64 fine)
 	return false;
 }
 
+/* Set CE on a packet leaving while @backlog bytes are queued, itself
+ * included?  Only above a non-zero @thresh.  Bytes queued, not days
+ * ahead: a calq rank (a deadline, a departure time, a priority) says when
+ * a packet should leave, not how congested the port is, and a packet
+ * paced far ahead on an idle port is no congestion signal.  The backlog
+ * is what the port has to drain, the signal trim's ecn_thresh and DCTCP's
+ * K give.
+ */
+static inline bool calq_ecn_mark(u32 thresh, u32 backlog)
+{
+	return thresh && backlog > thresh;
+}
+
 /* Would a packet of @len bytes exceed the limits? */
 static inline bool calq_full(u32 qlen, u32 backlog, u32 len, u32 limit,
 			     u32 limit_bytes)

@@ -67,6 +67,7 @@ struct afq_settings {
 	u32 ecn_rounds;
 	u32 exact_flows;
 	u32 seed;		/* as configured: 0 = random key */
+	u16 shoal_port;		/* UDP port of Shoal packets; 0 = none */
 	u8 flow_key;
 	u8 overflow;
 	u8 exact;
@@ -241,7 +242,7 @@ static int afq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	bool pushout = false;
 	u64 hash;
 
-	hash = afq_flow_hash(skb, s->flow_key, &q->key);
+	hash = afq_flow_hash(skb, s->flow_key, s->shoal_port, &q->key);
 	afq_decide(&q->afq, hash, len, q->cal.head, v);
 	if (v->horizon && !q->cal.nonempty && (len - 1) / s->bpr < s->nqueues) {
 		afq_idle_jump(q, v->b.round);
@@ -443,6 +444,7 @@ static const struct nla_policy afq_policy[TCA_AFQ_MAX + 1] = {
 							&afq_exact_flows_range),
 	[TCA_AFQ_SEED]		= { .type = NLA_U32 },
 	[TCA_AFQ_RATE]		= { .type = NLA_U64 },
+	[TCA_AFQ_SHOAL_PORT]	= { .type = NLA_U16 },
 };
 
 static void afq_settings_default(struct afq_settings *s, u32 mtu)
@@ -457,6 +459,7 @@ static void afq_settings_default(struct afq_settings *s, u32 mtu)
 	s->exact_flows = AFQ_DEF_EXACT_FLOWS;
 	s->flow_key = AFQ_KEY_FLOW;
 	s->overflow = AFQ_OVERFLOW_DROP;
+	s->shoal_port = AFQ_DEF_SHOAL_PORT;
 }
 
 /* Apply @tb (its ranges checked by afq_policy) on top of @s; refuse a
@@ -491,6 +494,8 @@ static int afq_settings_parse(struct afq_settings *s, struct nlattr **tb,
 		s->seed = nla_get_u32(tb[TCA_AFQ_SEED]);
 	if (tb[TCA_AFQ_RATE])
 		s->rate = nla_get_u64(tb[TCA_AFQ_RATE]);
+	if (tb[TCA_AFQ_SHOAL_PORT])
+		s->shoal_port = nla_get_u16(tb[TCA_AFQ_SHOAL_PORT]);
 
 	if (!is_power_of_2(s->nqueues)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AFQ_NQUEUES],
@@ -505,6 +510,12 @@ static int afq_settings_parse(struct afq_settings *s, struct nlattr **tb,
 	if (!is_power_of_2(s->exact_flows)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AFQ_EXACT_FLOWS],
 				    "afq: exact_flows must be a power of 2 from 256 to 4194304");
+		return -EINVAL;
+	}
+	if (s->flow_key == AFQ_KEY_SHOAL_MSG && !s->shoal_port) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AFQ_SHOAL_PORT] ?:
+				    tb[TCA_AFQ_FLOW_KEY],
+				    "afq: flow_key shoal_msg needs a shoal_port (not 0)");
 		return -EINVAL;
 	}
 	return 0;
@@ -582,8 +593,9 @@ static void afq_make_key(u32 seed, siphash_key_t *key, u64 *row_seed)
 }
 
 /* Did a setting that the bids depend on change?  Bids are byte clocks in
- * rounds of bpr, hashed with the key: a new key, flow definition, shape or
- * round size makes the old ones meaningless.
+ * rounds of bpr, hashed with the key: a new key, flow definition (the
+ * Shoal port is part of it), shape or round size makes the old ones
+ * meaningless.
  */
 static bool afq_new_bids(const struct afq_settings *a,
 			 const struct afq_settings *b)
@@ -591,6 +603,7 @@ static bool afq_new_bids(const struct afq_settings *a,
 	return a->rows != b->rows || a->cols != b->cols ||
 	       a->bpr != b->bpr || a->seed != b->seed ||
 	       a->flow_key != b->flow_key || a->exact != b->exact ||
+	       a->shoal_port != b->shoal_port ||
 	       (b->exact && a->exact_flows != b->exact_flows);
 }
 
@@ -776,7 +789,8 @@ static int afq_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u8(skb, TCA_AFQ_EXACT, s->exact) ||
 	    nla_put_u32(skb, TCA_AFQ_EXACT_FLOWS, s->exact_flows) ||
 	    nla_put_u32(skb, TCA_AFQ_SEED, s->seed) ||
-	    nla_put_u64_64bit(skb, TCA_AFQ_RATE, s->rate, TCA_AFQ_PAD))
+	    nla_put_u64_64bit(skb, TCA_AFQ_RATE, s->rate, TCA_AFQ_PAD) ||
+	    nla_put_u16(skb, TCA_AFQ_SHOAL_PORT, s->shoal_port))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -14,7 +14,8 @@
  * Ranks: EDT timestamps, priority or mark, the Shoal header's slack (LSTF,
  * rewritten per hop) or deadline (EDF), or the AFQ round of the flow.
  * Days beyond the horizon are dropped, clamped to the last day, or parked
- * in an rbtree until they come into range.  See Documentation/sch_calq.md.
+ * in an rbtree until they come into range.  ECT packets leaving while the
+ * backlog is over ecn_thresh get CE.  See Documentation/sch_calq.md.
  *
  * Locking: enqueue, dequeue, peek and reset run under the qdisc root
  * lock, in BH context (no sleeping, GFP_ATOMIC only).  init, change, dump,
@@ -41,6 +42,7 @@
 #include <linux/skbuff.h>
 #include <linux/udp.h>
 #include <net/checksum.h>
+#include <net/inet_ecn.h>
 #include <net/pkt_sched.h>
 #include <net/sch_generic.h>
 #include <net/sock.h>
@@ -83,7 +85,9 @@ struct calq_settings {
 	u32 rows;
 	u32 cols;
 	u32 flags;
+	u32 ecn_thresh;		/* backlog bytes above which CE is set; 0 = off */
 	u16 port;
+	u8 flow_key;		/* fq rank: enum afq_flow_key */
 	u8 mode;
 	u8 rank;
 	u8 fallback;
@@ -264,7 +268,8 @@ static bool calq_skb_shoal(const struct calq_sched_data *q,
 static void calq_rank_fq(struct calq_sched_data *q, struct sk_buff *skb,
 			 struct calq_pos *r, struct afq_verdict *v)
 {
-	u64 hash = afq_flow_hash(skb, AFQ_KEY_FLOW, &q->flow_key);
+	u64 hash = afq_flow_hash(skb, q->set.flow_key, q->set.port,
+				 &q->flow_key);
 
 	afq_decide(&q->afq, hash, qdisc_pkt_len(skb), q->cal.head, v);
 	r->off = calq_off_days(&q->clk, v->ahead);
@@ -725,6 +730,20 @@ static void calq_leave(struct Qdisc *sch, struct sk_buff *skb, u64 now)
 		calq_rewrite_slack(sch, skb, buf, left);
 }
 
+/* CE on an ECT packet leaving while the backlog, itself included, is
+ * over ecn_thresh; see calq_ecn_mark()
+ */
+static void calq_ecn(struct calq_sched_data *q, struct sk_buff *skb,
+		     u32 backlog)
+{
+	if (!calq_ecn_mark(q->set.ecn_thresh, backlog))
+		return;
+	if (INET_ECN_set_ce(skb))
+		q->xs.st.ecn_marked++;
+	else
+		q->xs.st.ecn_nonect++;
+}
+
 static struct sk_buff *calq_peek(struct Qdisc *sch)
 {
 	struct calq_sched_data *q = qdisc_priv(sch);
@@ -742,7 +761,7 @@ static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 	u64 now = calq_now(q);
 	struct calq_skb_cb *cb;
 	struct sk_buff *skb;
-	u32 b;
+	u32 b, backlog;
 
 	if (q->peeked) {
 		skb = q->peeked;
@@ -754,6 +773,7 @@ static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 			return NULL;
 	}
 	cb = calq_cb(skb);
+	backlog = sch->qstats.backlog;
 	if (b == CALQ_B_OVERDUE) {
 		calq_overdue_unlink(sch, skb);
 	} else {
@@ -767,6 +787,7 @@ static struct sk_buff *calq_dequeue(struct Qdisc *sch)
 	qdisc_bstats_update(sch, skb);
 	q->xs.st.dequeued++;
 	calq_leave(sch, skb, now);
+	calq_ecn(q, skb, backlog);
 	if (q->set.rate)
 		q->t_next = max(q->t_next, now) +
 			    div64_u64((u64)qdisc_pkt_len(skb) * NSEC_PER_SEC,
@@ -869,6 +890,8 @@ static const struct nla_policy calq_policy[TCA_CALQ_MAX + 1] = {
 	[TCA_CALQ_FLAGS]	= NLA_POLICY_MASK(NLA_U32, CALQ_F_MASK),
 	[TCA_CALQ_RATE]		= { .type = NLA_U64 },
 	[TCA_CALQ_FLAGS_MASK]	= NLA_POLICY_MASK(NLA_U32, CALQ_F_MASK),
+	[TCA_CALQ_FLOW_KEY]	= NLA_POLICY_MAX(NLA_U8, __AFQ_KEY_MAX - 1),
+	[TCA_CALQ_ECN_THRESH]	= { .type = NLA_U32 },
 };
 
 static void calq_settings_default(struct calq_settings *s, struct Qdisc *sch)
@@ -886,6 +909,7 @@ static void calq_settings_default(struct calq_settings *s, struct Qdisc *sch)
 	s->rows = CALQ_DEF_ROWS;
 	s->cols = CALQ_DEF_COLS;
 	s->port = CALQ_DEF_PORT;
+	s->flow_key = AFQ_KEY_FLOW;
 }
 
 static void calq_settings_read(struct calq_settings *s, struct nlattr **tb)
@@ -920,6 +944,10 @@ static void calq_settings_read(struct calq_settings *s, struct nlattr **tb)
 		s->port = nla_get_u16(tb[TCA_CALQ_PORT]);
 	if (tb[TCA_CALQ_RATE])
 		s->rate = nla_get_u64(tb[TCA_CALQ_RATE]);
+	if (tb[TCA_CALQ_FLOW_KEY])
+		s->flow_key = nla_get_u8(tb[TCA_CALQ_FLOW_KEY]);
+	if (tb[TCA_CALQ_ECN_THRESH])
+		s->ecn_thresh = nla_get_u32(tb[TCA_CALQ_ECN_THRESH]);
 	/* flags come with a mask, so "tc change ... nwc" keeps norewrite */
 	if (tb[TCA_CALQ_FLAGS_MASK])
 		mask = nla_get_u32(tb[TCA_CALQ_FLAGS_MASK]);
@@ -962,7 +990,8 @@ static bool calq_geometry_differs(const struct calq_settings *a,
 	return a->buckets != b->buckets || a->mode != b->mode ||
 	       a->interval != b->interval || a->rank != b->rank ||
 	       a->fallback != b->fallback || a->quantum != b->quantum ||
-	       a->rows != b->rows || a->cols != b->cols;
+	       a->rows != b->rows || a->cols != b->cols ||
+	       a->flow_key != b->flow_key;
 }
 
 static void calq_mem_free(struct calq_mem *m)
@@ -1127,7 +1156,7 @@ static int calq_change(struct Qdisc *sch, struct nlattr *opt,
 		sch_tree_unlock(sch);
 		calq_mem_free(&m);
 		NL_SET_ERR_MSG(extack,
-			       "calq: buckets, mode, interval, rank, fallback, quantum, rows and cols can change only while the qdisc is empty");
+			       "calq: buckets, mode, interval, rank, fallback, quantum, rows, cols and flow_key can change only while the qdisc is empty");
 		return -EBUSY;
 	}
 	calq_apply(sch, &s, geo, &m, &old);
@@ -1195,7 +1224,9 @@ static int calq_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_CALQ_COLS, s->cols) ||
 	    nla_put_u16(skb, TCA_CALQ_PORT, s->port) ||
 	    nla_put_u32(skb, TCA_CALQ_FLAGS, s->flags) ||
-	    nla_put_u64_64bit(skb, TCA_CALQ_RATE, s->rate, TCA_CALQ_PAD))
+	    nla_put_u64_64bit(skb, TCA_CALQ_RATE, s->rate, TCA_CALQ_PAD) ||
+	    nla_put_u8(skb, TCA_CALQ_FLOW_KEY, s->flow_key) ||
+	    nla_put_u32(skb, TCA_CALQ_ECN_THRESH, s->ecn_thresh))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 

@@ -136,6 +136,7 @@ enum {
 	TCA_AFQ_EXACT_FLOWS,	/* u32: exact-mode flow table slots, power of 2 */
 	TCA_AFQ_SEED,		/* u32: hash key seed; 0 = random per instance */
 	TCA_AFQ_RATE,		/* u64: own shaper, bytes per second; 0 = none */
+	TCA_AFQ_SHOAL_PORT,	/* u16: UDP port of Shoal packets; 0 = none */
 	__TCA_AFQ_MAX
 };
 
@@ -149,6 +150,7 @@ enum afq_flow_key {
 	AFQ_KEY_DST,		/* destination address */
 	AFQ_KEY_MARK,		/* skb->mark (set it in the qdisc's netns) */
 	AFQ_KEY_PRIO,		/* skb->priority */
+	AFQ_KEY_SHOAL_MSG,	/* Shoal: addresses, Shoal ports and message id */
 	__AFQ_KEY_MAX
 };
 
@@ -164,6 +166,7 @@ enum afq_overflow {
 #define AFQ_DEF_COLS		16384
 #define AFQ_DEF_ECN_ROUNDS	8	/* thesis: mark 8 rounds ahead */
 #define AFQ_DEF_EXACT_FLOWS	65536
+#define AFQ_DEF_SHOAL_PORT	4797	/* SHOAL_UDP_PORT */
 #define AFQ_MAX_ROWS		8
 #define AFQ_MAX_COLS		(1U << 20)
 #define AFQ_MAX_NQUEUES		4096
@@ -212,6 +215,8 @@ enum {
 	TCA_CALQ_FLAGS,		/* u32: CALQ_F_* */
 	TCA_CALQ_RATE,		/* u64: own shaper, bytes per second; 0 = none */
 	TCA_CALQ_FLAGS_MASK,	/* u32: CALQ_F_* bits FLAGS sets; absent = all */
+	TCA_CALQ_FLOW_KEY,	/* u8: fq rank: enum afq_flow_key */
+	TCA_CALQ_ECN_THRESH,	/* u32: backlog bytes above which CE is set; 0 = off */
 	__TCA_CALQ_MAX
 };
 
@@ -280,6 +285,8 @@ struct tc_calq_xstats {
 	__s64 ahead_ns;		/* physical: head day start minus now (delta) */
 	__u32 parked_now;
 	__u32 active_days;
+	__u64 ecn_marked;	/* CE set on dequeue, backlog over ecn_thresh */
+	__u64 ecn_nonect;	/* would have marked, packet not ECN-capable */
 	/* followed by __u32 peak[min(buckets, CALQ_MAX_PEAKS)]: peak packets
 	 * in the day k days ahead of the head; the last entry also counts
 	 * every day further ahead

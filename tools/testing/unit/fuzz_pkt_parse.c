@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target for the IP/L4 packet parser (include/net/shoal/pkt_parse.h)
- * and sch_trim's classifier on its result.  Built as a
+ * Fuzz target for the IP/L4 packet parser (include/net/shoal/pkt_parse.h),
+ * sch_trim's classifier on its result and the Shoal flow key of sch_afq
+ * and calq (afq_key_core.h) on the same bytes.  Built as a
  * libFuzzer target with clang -fsanitize=fuzzer, or, by default, with a
  * small driver that feeds it seeded random and mutated packets under
  * ASan + UBSan (make check).
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afq_key_core.h"
 #include "trim_core.h"
 
 static int check_invariants(const unsigned char *data, size_t size)
@@ -19,7 +21,8 @@ static int check_invariants(const unsigned char *data, size_t size)
 		.mark_offset = 1, .port_max = 0xffff, .elig_proto = 17,
 		.mark_dscp = 0xff, .mark_mask = 0x80, .shoal_port = 4797,
 	};
-	struct shoal_pkt_hdrs pk;
+	struct shoal_pkt_hdrs pk = { 0 };
+	struct afq_key_fields f;
 	enum shoal_pkt_res r;
 	unsigned int avail = size < SHOAL_PKT_PARSE_LEN ? size : SHOAL_PKT_PARSE_LEN;
 	unsigned char *copy;
@@ -51,6 +54,24 @@ static int check_invariants(const unsigned char *data, size_t size)
 	}
 	(void)trim_classify(&c, r, &pk, size > 1 ? data[1] : -1);
 	free(copy);
+
+	/* the key reads up to AFQ_KEY_PARSE_LEN bytes, on the UDP port the
+	 * packet names (so the Shoal path runs on every UDP packet)
+	 */
+	avail = size < AFQ_KEY_PARSE_LEN ? size : AFQ_KEY_PARSE_LEN;
+	copy = malloc(avail ? avail : 1);
+	if (!copy)
+		return 0;
+	memcpy(copy, data, avail);
+	if (afq_key_shoal(copy, avail, size, pk.dport ? pk.dport : 4797,
+			  size & 1, &f)) {
+		if (r != SHOAL_PKT_OK || pk.l4proto != 17 ||
+		    f.tag != AFQ_KEY_TAG_SHOAL || f.ipver != pk.ipver ||
+		    (unsigned int)pk.l4off + 8 + SHOAL_HDR_LEN > avail ||
+		    (!(size & 1) && f.msg_id))
+			abort();
+	}
+	free(copy);
 	return 0;
 }
 
@@ -75,6 +96,7 @@ static size_t seed(unsigned char *p, unsigned int i)
 		p[24] = (len - 20) >> 8;
 		p[25] = (len - 20) & 0xff;
 		p[32] = 5 << 4;
+		p[28] = SHOAL_VERSION << 4;	/* a Shoal header, if UDP */
 	} else {
 		len += 20;
 		p[0] = 0x60;
@@ -85,6 +107,7 @@ static size_t seed(unsigned char *p, unsigned int i)
 		p[41] = 0;
 		p[44] = (len - 40) >> 8;
 		p[45] = (len - 40) & 0xff;
+		p[48] = SHOAL_VERSION << 4;
 	}
 	return len;
 }

@@ -402,9 +402,21 @@ static void test_limits(void)
 	      "over: strictly above the byte limit");
 }
 
+/* CE strictly above a non-zero byte threshold, never when it is off */
+static void test_ecn(void)
+{
+	CHECK(!calq_ecn_mark(0, 0) && !calq_ecn_mark(0, ~0U),
+	      "ecn: threshold 0 never marks");
+	CHECK(!calq_ecn_mark(30000, 29999) && !calq_ecn_mark(30000, 30000),
+	      "ecn: at or below the threshold: no mark");
+	CHECK(calq_ecn_mark(30000, 30001) && calq_ecn_mark(1, ~0U),
+	      "ecn: above the threshold: mark");
+}
+
 int main(void)
 {
 	test_parse();
+	test_ecn();
 	test_floor_div();
 	test_time_rank();
 	test_slack_rank();

@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# afq-shoal: Shoal flows are flows to afq.  shoal.ko sends every packet
+# from a random UDP source port, so a 5-tuple key sees each packet as a
+# new flow; afq's default key reads the Shoal header on the Shoal UDP
+# port (shoal_port 4797) instead.  Four SIRD senders (shoal-perf, 60 KB
+# messages, Poisson, each offering LOAD times its fair share, a fifth of
+# the link: LOAD = 1, 2, 3) and one bulk TCP cubic flow (shoal-flows,
+# which wants the whole link) cross a 20 Mbit/s switch port (tbf) whose
+# queue is `afq limit 1000`.  Per sender, the IP bytes that reached the
+# receiver (a u32 filter per source address on the receiver's ingress)
+# give Jain's index over the five senders' shares of the port, which is
+# what afq decides; the SIRD message bytes completed (goodput) are
+# reported beside them.
+#
+# Checked at every load: afq sees few flows: at most 10% of its packets
+# find their flow idle (bid_bumps; with a flow per packet, as under the
+# 5-tuple, it is nearly all of them: 87..92% with shoal_port off); the
+# TCP flow gets at least 60% of a fair share of what the port carried
+# (a fifth; with shoal_port off it got 9..12%).  At LOAD 1
+# and 2 also Jain over the wire shares >= 0.9 (0.84..0.85 with
+# shoal_port off).  Reported, not checked: how busy the port is and how
+# many SIRD messages fail.  Once afq holds each SIRD sender to its share,
+# its unscheduled 60 KB bursts, which have no congestion control, overrun
+# the sender's per-flow room (nqueues x bpr) and its messages time out,
+# which leaves the port half idle (issue 22's SIRD overload, fixed in
+# shoal.ko, not here): with the 5-tuple SIRD lost nothing at LOAD 1
+# because it took TCP's share.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# values arrive by eval
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+# shellcheck source=../lib/shoal.sh
+source "$HERE/../lib/shoal.sh"
+# shellcheck source=../../../scripts/lib/perf-lib.sh
+source "$HERE/../../../scripts/lib/perf-lib.sh"
+
+LINK=${AFQ_SHOAL_LINK:-20}		# Mbit/s
+DUR=${AFQ_SHOAL_DUR:-10}		# seconds of arrivals
+LOADS=${AFQ_SHOAL_LOADS:-1 2 3}		# offered load, in port rates
+QDISC=${AFQ_SHOAL_QDISC:-afq limit 1000}
+N=5					# senders: 1..4 SIRD, 5 TCP
+# shellcheck source=../lib/flows.sh
+source "$HERE/../lib/flows.sh"
+SIZE=60000
+EVAL=$HERE/../lib/afq_shoal_eval.py
+CASES=()
+
+perf_fabric afq-shoal $N
+topo_modules sch_afq
+perf_cc cubic
+for ns in "${PERF_HOSTS[@]}"; do
+	ip netns exec "$ns" sysctl -qw net.shoal.resend_ms=50 ||
+		topo_die "net.shoal.resend_ms in $ns"
+done
+perf_server sird sird 4800
+
+# rx_filters: on the receiver's ingress, one u32 filter per sender
+# counting the bytes from its address
+rx_filters()
+{
+	local i
+
+	tc -n "$TOPO_RX" qdisc del dev eth0 ingress 2>/dev/null
+	tc -n "$TOPO_RX" qdisc add dev eth0 handle ffff: ingress ||
+		topo_die "ingress qdisc on the receiver"
+	for ((i = 1; i <= N; i++)); do
+		tc -n "$TOPO_RX" filter add dev eth0 parent ffff: protocol ip \
+			prio "$i" u32 match ip src "$(topo_sender_addr "$i" 4)/32" \
+			action pass || topo_die "u32 filter for sender $i"
+	done
+}
+
+# run LOAD: one run at LOAD times the port's rate, its values in the shell
+run()
+{
+	local load=$1 dir=$PERF_DIR/load$1 i per pids=()
+
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086	# a word list
+	topo_link_qdisc "${LINK}mbit" "$(perf_burst "$LINK")" 10000000 $QDISC ||
+		topo_die "$QDISC at the port"
+	rx_filters
+	per=$(awk -v l="$load" -v n=$N 'BEGIN { printf "%.3f", l / n }')
+	flows_recv "$dir/tcp" --idle-ms 2000 --timeout $((DUR + 30))
+	flows_send $N --id 1 --cc cubic --duration "$DUR"
+	for ((i = 1; i < N; i++)); do
+		ip netns exec "$(topo_sender_ns "$i")" "$PERF" client \
+			--server "$SRV:4800" --proto sird \
+			--workload "fixed:$SIZE" --load "$per" --link-mbps "$LINK" \
+			--duration "$DUR" --drain 3 --seed "$i" --json \
+			>"$dir/client-$i.json" 2>"$dir/client-$i.log" &
+		pids+=($!)
+	done
+	perf_port_sample "$dir/port.txt"
+	topo_nap "$DUR"
+	perf_port_sample "$dir/port.txt"
+	for i in "${pids[@]}"; do
+		wait "$i"
+	done
+	flows_wait || topo_log "the TCP flow's endpoints failed"
+	tc -n "$TOPO_RX" -s -j filter show dev eth0 parent ffff: >"$dir/rx.json"
+	topo_qdisc_save "$dir/qdisc.json"
+	eval "$(python3 "$EVAL" "$dir" $N "$LINK" "$DUR")"
+	topo_log "load $load x ($QDISC): jain wire $jain_wire goodput $jain_good," \
+		"port $util% busy; Mbit/s wire $wire_1 $wire_2 $wire_3 $wire_4 tcp $wire_5," \
+		"SIRD goodput $good_1 $good_2 $good_3 $good_4; $completed done," \
+		"$failed failed; afq: $bumps of $enq packets found their flow idle ($bump_pct%)"
+	CASES+=("{\"load\": $load, \"jain_wire\": $jain_wire, \"jain_goodput\": $jain_good, \"util_pct\": $util, \"wire_mbps\": [$wire_1, $wire_2, $wire_3, $wire_4, $wire_5], \"goodput_mbps\": [$good_1, $good_2, $good_3, $good_4, $good_5], \"completed\": $completed, \"failed\": $failed, \"afq_enqueued\": $enq, \"afq_bid_bumps\": $bumps}")
+}
+
+for load in $LOADS; do
+	run "$load"
+	tap_ok "bump_pct >= 0 && bump_pct <= 10" \
+		"load $load: afq sees Shoal flows, not packets: $bump_pct% of packets found their flow idle (<= 10%)"
+	tcp_pct=$(awk -v t="$wire_5" -v a="$wire_1 $wire_2 $wire_3 $wire_4 $wire_5" -v n=$N \
+		'BEGIN { split(a, w, " "); for (i in w) s += w[i]; print (s > 0 ? int(t * n * 100 / s) : -1) }')
+	tap_ok "tcp_pct >= 60" \
+		"load $load: TCP gets $wire_5 Mbit/s, $tcp_pct% of a fair share of what the port carried (>= 60%)"
+	if [ "$load" != 3 ]; then
+		tap_ok "$(awk -v j="$jain_wire" 'BEGIN { print (j >= 0.9) }')" \
+			"load $load: Jain over the five senders' shares of the port $jain_wire >= 0.9"
+	fi
+done
+perf_servers_stop
+
+topo_write_results "$PERF_DIR/afq-shoal.json" \
+	"\"link_mbps\": $LINK, \"duration_s\": $DUR, \"qdisc\": \"$QDISC\", \"msg_bytes\": $SIZE"
+tap_done
