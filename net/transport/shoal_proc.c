@@ -52,6 +52,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_PL2_WAIT_CAPPED] = "pl2_wait_capped",
 	[SHOAL_STAT_PL2_WAIT_NS] = "pl2_wait_ns",
 	[SHOAL_STAT_PL2_RSV_GRT_NS] = "pl2_rsv_grt_ns",
+	[SHOAL_STAT_TX_UNSCHED_CUT] = "tx_unsched_cut",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)
