@@ -111,9 +111,9 @@ static void __net_exit shoal_net_exit(struct net *net)
 	shoal_udp_close(sn);
 	mutex_unlock(&sn->lock);
 	synchronize_rcu();	/* a packet still being counted */
-	cancel_work_sync(&sn->dev_work);	/* no packet goes out now */
 	shoal_sird_exit(&sn->sird);
 	shoal_sird_tx_exit(&sn->sird_tx);
+	cancel_work_sync(&sn->dev_work);	/* no packet goes out now */
 	free_percpu(sn->stats);
 }
 
