@@ -89,7 +89,8 @@ run()
 	flows_recv "$dir/tcp" --idle-ms 2000 --timeout $((DUR + 30))
 	flows_send $N --id 1 --cc cubic --duration "$DUR"
 	for ((i = 1; i < N; i++)); do
-		ip netns exec "$(topo_sender_ns "$i")" "$PERF" client \
+		# a client stuck on an overloaded port must not hang the run
+		ip netns exec "$(topo_sender_ns "$i")" timeout $((DUR + 60)) "$PERF" client \
 			--server "$SRV:4800" --proto sird \
 			--workload "fixed:$SIZE" --load "$per" --link-mbps "$LINK" \
 			--duration "$DUR" --drain 3 --seed "$i" --json \
