@@ -55,7 +55,7 @@ modules-w1: kdir
 
 tc: $(TC_PLUGINS)
 
-tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h include/uapi/linux/pkt_sched_shoal.h
+tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h tc/afq_key_names.h include/uapi/linux/pkt_sched_shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
 tools: $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include <linux/pkt_sched_shoal.h>
+#include "afq_key_names.h"
 #include "plugin_util.h"
 
 _Static_assert(TCA_AFQ_MAX <= PU_ATTR_MAX, "PU_ATTR_MAX too small");
@@ -81,16 +82,6 @@ static int parse_shoal_port(const struct pu_opt *o, const char *arg,
 	}
 	return parse_num(o, arg, r);
 }
-
-static const char * const flow_key_names[__AFQ_KEY_MAX] = {
-	[AFQ_KEY_FLOW]		= "flow",
-	[AFQ_KEY_HOSTS]		= "hosts",
-	[AFQ_KEY_SRC]		= "src",
-	[AFQ_KEY_DST]		= "dst",
-	[AFQ_KEY_MARK]		= "mark",
-	[AFQ_KEY_PRIO]		= "prio",
-	[AFQ_KEY_SHOAL_MSG]	= "shoal_msg",
-};
 
 static const char * const overflow_names[__AFQ_OVERFLOW_MAX] = {
 	[AFQ_OVERFLOW_DROP]	= "drop",

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include <linux/pkt_sched_shoal.h>
+#include "afq_key_names.h"
 #include "plugin_util.h"
 
 _Static_assert(TCA_CALQ_MAX <= PU_ATTR_MAX, "PU_ATTR_MAX too small");
@@ -130,17 +131,6 @@ static const char * const horizon_names[__CALQ_HORIZON_MAX] = {
 	[CALQ_HORIZON_DROP]	= "drop",
 	[CALQ_HORIZON_CLAMP]	= "clamp",
 	[CALQ_HORIZON_OVERFLOW]	= "overflow",
-};
-
-/* the fq rank's flow key: sch_afq's names */
-static const char * const flow_key_names[__AFQ_KEY_MAX] = {
-	[AFQ_KEY_FLOW]		= "flow",
-	[AFQ_KEY_HOSTS]		= "hosts",
-	[AFQ_KEY_SRC]		= "src",
-	[AFQ_KEY_DST]		= "dst",
-	[AFQ_KEY_MARK]		= "mark",
-	[AFQ_KEY_PRIO]		= "prio",
-	[AFQ_KEY_SHOAL_MSG]	= "shoal_msg",
 };
 
 static int parse_ecn_thresh(const struct pu_opt *o, const char *arg,
