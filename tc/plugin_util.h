@@ -232,6 +232,31 @@ static inline int parse_keyword(const struct pu_opt *o, const char *arg,
 	return bad(r, o->name, arg, why);
 }
 
+/* "off" or "none" is 0; anything else is what @fn reads */
+static inline int parse_or_off(const struct pu_opt *o, const char *arg,
+			       struct pu_req *r,
+			       int (*fn)(const struct pu_opt *, const char *,
+					 struct pu_req *))
+{
+	if (!strcmp(arg, "off") || !strcmp(arg, "none")) {
+		req_set(r, o->type, 0);
+		return 0;
+	}
+	return fn(o, arg, r);
+}
+
+static inline int parse_num_or_off(const struct pu_opt *o, const char *arg,
+				   struct pu_req *r)
+{
+	return parse_or_off(o, arg, r, parse_num);
+}
+
+static inline int parse_bytes_or_off(const struct pu_opt *o, const char *arg,
+				     struct pu_req *r)
+{
+	return parse_or_off(o, arg, r, parse_bytes);
+}
+
 static inline int parse_rate(const struct pu_opt *o, const char *arg,
 			     struct pu_req *r)
 {

@@ -73,16 +73,6 @@ static int parse_seed(const struct pu_opt *o, const char *arg,
 	return parse_num(o, arg, r);
 }
 
-static int parse_shoal_port(const struct pu_opt *o, const char *arg,
-			    struct pu_req *r)
-{
-	if (!strcmp(arg, "off")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	return parse_num(o, arg, r);
-}
-
 static const char * const overflow_names[__AFQ_OVERFLOW_MAX] = {
 	[AFQ_OVERFLOW_DROP]	= "drop",
 	[AFQ_OVERFLOW_PUSHOUT]	= "pushout",
@@ -101,7 +91,7 @@ static const struct pu_opt afq_opts[] = {
 	OPT("exact_flows",	TCA_AFQ_EXACT_FLOWS,	parse_num),
 	OPT("seed",		TCA_AFQ_SEED,		parse_seed),
 	OPT("rate",		TCA_AFQ_RATE,		parse_rate),
-	OPT("shoal_port",	TCA_AFQ_SHOAL_PORT,	parse_shoal_port),
+	OPT("shoal_port",	TCA_AFQ_SHOAL_PORT,	parse_num_or_off),
 };
 
 /* exact, sketch, noecn and help: the words that take no value */

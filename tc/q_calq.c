@@ -133,16 +133,6 @@ static const char * const horizon_names[__CALQ_HORIZON_MAX] = {
 	[CALQ_HORIZON_OVERFLOW]	= "overflow",
 };
 
-static int parse_ecn_thresh(const struct pu_opt *o, const char *arg,
-			    struct pu_req *r)
-{
-	if (!strcmp(arg, "off")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	return parse_bytes(o, arg, r);
-}
-
 #define OPT_KWN(n, t, kw) { .name = n, .type = t, .parse = parse_keyword_num, \
 			    .names = kw, .nnames = ARRAY_SIZE(kw) }
 
@@ -162,7 +152,7 @@ static const struct pu_opt calq_opts[] = {
 	OPT("port",		TCA_CALQ_PORT,		parse_num),
 	OPT("rate",		TCA_CALQ_RATE,		parse_rate),
 	OPT_KWN("flow_key",	TCA_CALQ_FLOW_KEY,	flow_key_names),
-	OPT("ecn_thresh",	TCA_CALQ_ECN_THRESH,	parse_ecn_thresh),
+	OPT("ecn_thresh",	TCA_CALQ_ECN_THRESH,	parse_bytes_or_off),
 };
 
 /* Value-less keywords: each sets or clears one CALQ_F_* bit */

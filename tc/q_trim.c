@@ -331,26 +331,6 @@ static int parse_ports(const struct pu_opt *o, const char *arg,
 	return 0;
 }
 
-static int parse_ecn_thresh(const struct pu_opt *o, const char *arg,
-			    struct pu_req *r)
-{
-	if (!strcmp(arg, "off")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	return parse_bytes(o, arg, r);
-}
-
-static int parse_shoal_port(const struct pu_opt *o, const char *arg,
-			    struct pu_req *r)
-{
-	if (!strcmp(arg, "none")) {
-		req_set(r, o->type, 0);
-		return 0;
-	}
-	return parse_num(o, arg, r);
-}
-
 static const char * const sched_names[__TRIM_SCHED_MAX] = {
 	[TRIM_SCHED_STRICT]	= "strict",
 	[TRIM_SCHED_WRR]	= "wrr",
@@ -389,9 +369,9 @@ static const struct pu_opt trim_opts[] = {
 	OPT("elig_dscp",		TCA_TRIM_ELIG_DSCP,	  parse_dscp_set),
 	OPT("proto",			TCA_TRIM_ELIG_PROTO,	  parse_proto),
 	OPT("ports",			TCA_TRIM_ELIG_PORT_MIN,	  parse_ports),
-	OPT("ecn_thresh",		TCA_TRIM_ECN_THRESH,	  parse_ecn_thresh),
+	OPT("ecn_thresh",		TCA_TRIM_ECN_THRESH,	  parse_bytes_or_off),
 	OPT("rate",			TCA_TRIM_RATE,		  parse_rate),
-	OPT("shoal_port",		TCA_TRIM_SHOAL_PORT,	  parse_shoal_port),
+	OPT("shoal_port",		TCA_TRIM_SHOAL_PORT,	  parse_num_or_off),
 };
 
 /* ecn_hdrs, no_ecn_hdrs and help: the words that take no value */
