@@ -36,6 +36,58 @@ static void test_unsched(void)
 		 "UnschT 2 BDP, 1.5 BDP message: the first BDP unscheduled");
 }
 
+/* The allowance: unscheduled bytes out to one receiver host stay within a
+ * BDP; a message past it sends what is left and asks credit for the rest
+ */
+static void test_unsched_allowed(void)
+{
+	struct sird_cfg c = cfg;
+
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, 0), 60000,
+		 "nothing out: the whole prefix");
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, 60000), BDP - 60000,
+		 "60 KB out: what is left of the BDP");
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, BDP), 0,
+		 "a BDP out: all scheduled");
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, 5ULL * BDP), 0,
+		 "more than a BDP out (the BDP was lowered): none");
+	CHECK_EQ(sird_unsched_allowed(&c, BDP + 1, 0), 0,
+		 "past UnschT: all scheduled, as before");
+	CHECK_EQ(sird_unsched_allowed(&c, 8, BDP - 8), 8,
+		 "8 bytes into the last 8: unscheduled");
+	c.unsch_thresh = 0;
+	CHECK_EQ(sird_unsched_allowed(&c, 1, 0), 0, "UnschT 0: none");
+}
+
+/* Sizes from the link: rate x RTT within [4 MSS, 64 KB], the paper's
+ * ratios; no rate: the old defaults
+ */
+static void test_link_sizes(void)
+{
+	struct sird_sizes z;
+
+	z = sird_link_sizes(0, 5000, MSS);
+	CHECK_EQ(z.bdp, 65536, "no rate: 64 KB");
+	CHECK_EQ(z.b, 98304, "no rate: B 96 KB, the old default");
+	CHECK_EQ(z.sthr, 32768, "no rate: SThr 32 KB, the old default");
+	CHECK_EQ(z.unsch_thresh, 65536, "no rate: UnschT 64 KB");
+	z = sird_link_sizes(50, 5000, MSS);
+	CHECK_EQ(z.bdp, 31250, "50 Mbit/s x 5 ms: 31250 bytes");
+	CHECK_EQ(z.unsch_thresh, 31250, "UnschT: the BDP");
+	CHECK_EQ(z.b, 46875, "B: 1.5 BDP");
+	CHECK_EQ(z.sthr, 15625, "SThr: 0.5 BDP");
+	z = sird_link_sizes(100, 5000, MSS);
+	CHECK_EQ(z.bdp, 62500, "100 Mbit/s x 5 ms");
+	z = sird_link_sizes(10000, 5000, MSS);
+	CHECK_EQ(z.bdp, 65536, "10 Gbit/s: at most 64 KB");
+	z = sird_link_sizes(1, 5000, MSS);
+	CHECK_EQ(z.bdp, 4 * MSS, "1 Mbit/s: at least 4 MSS");
+	z = sird_link_sizes(1, 5000, 65000);
+	CHECK_EQ(z.bdp, 65536, "a huge MSS: the floor stays within 64 KB");
+	z = sird_link_sizes(1000000, 10000000, MSS);
+	CHECK_EQ(z.bdp, 65536, "the largest sysctls: no overflow");
+}
+
 /* @n packets of an MSS, 1000 ns apart, one in @every CE-marked (0:
  * none)
  */
@@ -169,6 +221,43 @@ static void test_pace(void)
 	CHECK_EQ(sird_pace_ns(&c, MSS), 0, "pacing off: no wait");
 }
 
+/* The pacer's clock: at the rate while on time; a late timer makes up
+ * SIRD_PACE_CATCHUP packets' time at most
+ */
+static void test_pace_catchup(void)
+{
+	struct sird_cfg c = cfg;
+	u64 t = sird_pace_ns(&cfg, MSS), next = 1000000, now;
+	int k, sent;
+
+	CHECK_EQ(sird_pace_next(&cfg, next, next, t), next + t,
+		 "on time: the clock moves by a packet");
+	CHECK_EQ(sird_pace_next(&cfg, next + 5 * t, next, t), next + 6 * t,
+		 "ahead of now: it stays ahead (the caller waits)");
+	CHECK_EQ(sird_pace_next(&cfg, next, next + 100 * t, t),
+		 next + 100 * t - SIRD_PACE_CATCHUP * t + t,
+		 "100 packets late: it lags by 4 packets' time at most");
+	CHECK_EQ(sird_pace_next(&cfg, 0, 10, t), t,
+		 "near time 0: no underflow");
+	/* a timer 3 packets late: the caller sends while now + one
+	 * packet's slack reaches the clock, 5 packets, the rate kept
+	 */
+	now = next + 3 * t;
+	for (sent = 0, k = 0; k < 20 && now + t >= next; k++, sent++)
+		next = sird_pace_next(&cfg, next, now, t);
+	CHECK_EQ(sent, 5, "3 packets late: 3 made up, plus one due, plus slack");
+	now += 10 * t;
+	for (sent = 0, k = 0; k < 20 && now + t >= next; k++, sent++)
+		next = sird_pace_next(&cfg, next, now, t);
+	CHECK_EQ(sent, SIRD_PACE_CATCHUP + 2,
+		 "10 packets late: a burst of the catch-up and slack at most");
+	c.rate_bps = 8000000ULL;	/* 1.46 ms a packet */
+	t = sird_pace_ns(&c, MSS);
+	CHECK_EQ(sird_pace_next(&c, 0, 100 * t, t),
+		 100 * t - SIRD_PACE_CATCHUP_NS + t,
+		 "8 Mbit/s: it lags by 1 ms at most, less than a packet");
+}
+
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
@@ -220,9 +309,12 @@ static void test_sender(void)
 int main(void)
 {
 	test_unsched();
+	test_unsched_allowed();
+	test_link_sizes();
 	test_aimd();
 	test_grant();
 	test_pace();
+	test_pace_catchup();
 	test_sender();
 	return unit_done();
 }
