@@ -196,7 +196,7 @@ void shoal_credit_data(struct shoal_sird *sird, struct shoal_credit *c,
 	if (!sched && cfg.rate_bps &&
 	    READ_ONCE(sird->sn->cfg.sird_pace_unsched)) {
 		/* the downlink's clock: unscheduled bytes took its time too */
-		sird->next_ns = sird_pace_next(&cfg, sird->next_ns,
+		sird->next_ns = sird_pace_next(sird->next_ns,
 					       ktime_get_ns(),
 					       sird_pace_ns(&cfg, len));
 		sird->unsched_paced += len;
@@ -375,7 +375,7 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		WRITE_ONCE(c->granted_at, jiffies);
 		shoal_credit_want(sird, c);
 		if (cfg.rate_bps)
-			sird->next_ns = sird_pace_next(&cfg, sird->next_ns,
+			sird->next_ns = sird_pace_next(sird->next_ns,
 						       now,
 						       sird_pace_ns(&cfg, n));
 	}

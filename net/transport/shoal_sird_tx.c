@@ -186,7 +186,7 @@ static enum hrtimer_restart shoal_sird_tx_pace(struct hrtimer *t)
 		tx->paced += !!len;
 		tx->csn += csn && len;
 		if (cfg.rate_bps)
-			tx->next_ns = sird_pace_next(&cfg, tx->next_ns, now,
+			tx->next_ns = sird_pace_next(tx->next_ns, now,
 						     sird_pace_ns(&cfg, len));
 	}
 	if (i == SHOAL_TX_BURST)	/* more to send: go on soon */

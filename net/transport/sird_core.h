@@ -25,8 +25,8 @@
  *   earlier candidate.
  * - Credit is paced at the downlink rate counting each packet's headers,
  *   so that the data it lets in fits the link.  A pacer whose timer fired
- *   late makes up the lost time with a burst of at most
- *   SIRD_PACE_CATCHUP packets and SIRD_PACE_CATCHUP_NS (sird_pace_next()).
+ *   late makes up at most SIRD_PACE_CATCHUP_NS of the lost time with a
+ *   burst (sird_pace_next()).
  * - The sender splits its turns between fair share (round robin over
  *   receivers) and SRPT by a running sum of fair_permille: exactly that
  *   share over any 1000 turns, no randomness to test around.
@@ -302,30 +302,25 @@ static inline u64 sird_pace_ns(const struct sird_cfg *c, u32 n)
 	return shoal_div64(bits + c->rate_bps - 1, c->rate_bps);
 }
 
-/* Packets' time, and time, a pacer may make up at once: a timer that
- * fires late (a busy or virtual host fires them a millisecond or more
- * late) would otherwise make its lateness the rate.  The time cap keeps a
- * slow link's bursts short: at 8 Mbit/s a packet takes 1.5 ms, and what
- * a pacer makes up the link's own queue must hold.
+/* The time a pacer may make up at once: a timer that fires late (a busy
+ * or virtual host fires them a millisecond or more late) would otherwise
+ * make its lateness the rate.  A time, not a number of packets: a cap of
+ * a few packets is a few microseconds at 10 Gbit/s, and a pacer at a
+ * device's speed then sent a few packets a firing, far below the rate,
+ * and held the rest as bursts synchronised by the timer ticks.  The cap
+ * keeps a slow link's bursts short: at 8 Mbit/s a packet takes 1.5 ms,
+ * and what a pacer makes up the link's own queue must hold.
  */
-#define SIRD_PACE_CATCHUP	4
 #define SIRD_PACE_CATCHUP_NS	1000000ULL
 
 /* A pacer's clock once a packet that takes @t ns on the link goes at
- * @now: it lags @now by at most SIRD_PACE_CATCHUP full packets' time and
- * SIRD_PACE_CATCHUP_NS (the time a late timer lost is made up by a burst
- * of that many), and moves on by @t.  Beyond the paper, whose pacers are
- * exact.
+ * @now: it lags @now by at most SIRD_PACE_CATCHUP_NS (the time a late
+ * timer lost is made up by a burst), and moves on by @t.  Beyond the
+ * paper, whose pacers are exact.
  */
-static inline u64 sird_pace_next(const struct sird_cfg *c, u64 next, u64 now,
-				 u64 t)
+static inline u64 sird_pace_next(u64 next, u64 now, u64 t)
 {
-	u64 lag = SIRD_PACE_CATCHUP * sird_pace_ns(c, c->mss);
-	u64 floor;
-
-	if (lag > SIRD_PACE_CATCHUP_NS)
-		lag = SIRD_PACE_CATCHUP_NS;
-	floor = now > lag ? now - lag : 0;
+	u64 floor = now > SIRD_PACE_CATCHUP_NS ? now - SIRD_PACE_CATCHUP_NS : 0;
 
 	return (next > floor ? next : floor) + t;
 }

@@ -222,38 +222,51 @@ static void test_pace(void)
 }
 
 /* The pacer's clock: at the rate while on time; a late timer makes up
- * SIRD_PACE_CATCHUP packets' time at most
+ * SIRD_PACE_CATCHUP_NS of the lost time at most, whatever the rate
  */
 static void test_pace_catchup(void)
 {
 	struct sird_cfg c = cfg;
-	u64 t = sird_pace_ns(&cfg, MSS), next = 1000000, now;
+	u64 t = sird_pace_ns(&cfg, MSS), next = 10000000, now;
+	u64 cap = SIRD_PACE_CATCHUP_NS / t;	/* packets in the cap */
 	int k, sent;
 
-	CHECK_EQ(sird_pace_next(&cfg, next, next, t), next + t,
+	CHECK(cap > 20 && cap < 200, "1 Gbit/s: the cap is tens of packets");
+	CHECK_EQ(sird_pace_next(next, next, t), next + t,
 		 "on time: the clock moves by a packet");
-	CHECK_EQ(sird_pace_next(&cfg, next + 5 * t, next, t), next + 6 * t,
+	CHECK_EQ(sird_pace_next(next + 5 * t, next, t), next + 6 * t,
 		 "ahead of now: it stays ahead (the caller waits)");
-	CHECK_EQ(sird_pace_next(&cfg, next, next + 100 * t, t),
-		 next + 100 * t - SIRD_PACE_CATCHUP * t + t,
-		 "100 packets late: it lags by 4 packets' time at most");
-	CHECK_EQ(sird_pace_next(&cfg, 0, 10, t), t,
+	CHECK_EQ(sird_pace_next(next, next + 1000 * t, t),
+		 next + 1000 * t - SIRD_PACE_CATCHUP_NS + t,
+		 "1000 packets late: it lags by 1 ms at most");
+	CHECK_EQ(sird_pace_next(0, 10, t), t,
 		 "near time 0: no underflow");
 	/* a timer 3 packets late: the caller sends while now + one
 	 * packet's slack reaches the clock, 5 packets, the rate kept
 	 */
 	now = next + 3 * t;
-	for (sent = 0, k = 0; k < 20 && now + t >= next; k++, sent++)
-		next = sird_pace_next(&cfg, next, now, t);
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
 	CHECK_EQ(sent, 5, "3 packets late: 3 made up, plus one due, plus slack");
 	now += 10 * t;
-	for (sent = 0, k = 0; k < 20 && now + t >= next; k++, sent++)
-		next = sird_pace_next(&cfg, next, now, t);
-	CHECK_EQ(sent, SIRD_PACE_CATCHUP + 2,
-		 "10 packets late: a burst of the catch-up and slack at most");
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK_EQ(sent, 10, "10 packets late: 10 sent, the rate kept");
+	now += 1000 * t;
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK(sent >= (int)cap && sent <= (int)cap + 2,
+	      "1000 packets late: a burst of the 1 ms cap (and slack) at most");
+	c.rate_bps = 10000000000ULL;	/* 10 Gbit/s: 1.2 us a packet */
+	t = sird_pace_ns(&c, MSS);
+	next = 10000000;
+	now = next + 100 * t;		/* a timer 0.12 ms late */
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK(sent >= 100, "10 Gbit/s, 100 packets late: all made up (a cap in packets kept the rate at the timer's)");
 	c.rate_bps = 8000000ULL;	/* 1.46 ms a packet */
 	t = sird_pace_ns(&c, MSS);
-	CHECK_EQ(sird_pace_next(&c, 0, 100 * t, t),
+	CHECK_EQ(sird_pace_next(0, 100 * t, t),
 		 100 * t - SIRD_PACE_CATCHUP_NS + t,
 		 "8 Mbit/s: it lags by 1 ms at most, less than a packet");
 }
