@@ -85,6 +85,9 @@ enum shoal_stat {
 					   */
 	SHOAL_STAT_RX_DROP_BOUNCE_STALE, /* of which for bytes acknowledged */
 	SHOAL_STAT_RX_DROP_BOUNCE_BAD,	/* of which not a packet we sent */
+	SHOAL_STAT_RX_QUIET_QUEUED,	/* quiet intervals not taken as loss:
+					 * data granted earlier still arriving
+					 */
 	SHOAL_STAT_TX_UNSCHED_CUT,	/* messages whose unscheduled prefix
 					 * the allowance cut
 					 */

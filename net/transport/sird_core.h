@@ -273,6 +273,23 @@ static inline void sird_granted(u32 *b, struct sird_rx_peer *p, u32 n)
 	p->sb += n;
 }
 
+/* The byte clock: @arrived counts the data bytes the receiver host has
+ * heard.  Credit granted when @b bytes were out (itself included) has its
+ * data behind theirs on the path, so it is due once @arrived passed the
+ * value at the grant plus @b.  Before that, a message that hears nothing
+ * may only be queued (a deep queue, or a link slower than the pacer),
+ * and asking for its bytes again would add them on top of B.
+ */
+static inline u64 sird_due(u64 arrived, u32 b)
+{
+	return arrived + b;
+}
+
+static inline bool sird_before_due(u64 arrived, u64 due)
+{
+	return (s64)(arrived - due) < 0;
+}
+
 /* Credit of @n bytes used up (its DATA arrived) or reclaimed (lost, or
  * the message gone).  At most what the sender has out, whatever a
  * duplicate claims, so that @b stays the sum of the senders' credit.

@@ -6,7 +6,8 @@
  * fraction, a marked window cuts by alpha / 2, growth of an MSS per
  * bucket, the BDP ceiling and the floor, the smaller loop wins, SThr off),
  * SRPT among the candidates with room, B never passed, credit returned
- * without going below zero, pacing at the link rate, the csn bit and the
+ * without going below zero, pacing at the link rate, the byte clock that
+ * says when granted data is due, the csn bit and the
  * sender's split between fair share and SRPT.
  */
 #include <stdio.h>
@@ -271,6 +272,20 @@ static void test_pace_catchup(void)
 		 "8 Mbit/s: it lags by 1 ms at most, less than a packet");
 }
 
+/* The byte clock: credit is due once the bytes out before it arrived */
+static void test_due(void)
+{
+	u64 due = sird_due(5000, 3000);
+	u64 wrap = sird_due(~0ULL - 999, 3000);
+
+	CHECK(sird_before_due(7999, due) && !sird_before_due(8000, due) &&
+	      !sird_before_due(9000, due),
+	      "granted at 5000 with 3000 out: queued until 8000 arrived");
+	CHECK(sird_before_due(~0ULL, wrap) && sird_before_due(1999, wrap) &&
+	      !sird_before_due(2000, wrap),
+	      "the clock may wrap: due 2000 bytes past the wrap");
+}
+
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
@@ -328,6 +343,7 @@ int main(void)
 	test_grant();
 	test_pace();
 	test_pace_catchup();
+	test_due();
 	test_sender();
 	return unit_done();
 }
