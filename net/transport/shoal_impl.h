@@ -85,6 +85,12 @@ enum shoal_stat {
 					   */
 	SHOAL_STAT_RX_DROP_BOUNCE_STALE, /* of which for bytes acknowledged */
 	SHOAL_STAT_RX_DROP_BOUNCE_BAD,	/* of which not a packet we sent */
+	SHOAL_STAT_RX_QUIET_QUEUED,	/* quiet intervals not taken as loss:
+					 * data granted earlier still arriving
+					 */
+	SHOAL_STAT_TX_UNSCHED_CUT,	/* messages whose unscheduled prefix
+					 * the allowance cut
+					 */
 	SHOAL_STAT_NR
 };
 
@@ -123,6 +129,20 @@ struct shoal_cfg {
 	u32 fold_acks;		/* a response's ACK rides on the next
 				 * request to its server (SHOAL_O_ACK)
 				 */
+	u32 link_mbps;		/* the link's rate, 0: the device's */
+	u32 link_rtt_us;	/* a loaded round trip: sizes the BDP */
+	u32 pinned;		/* SHOAL_FIT_* written: fixed, not fitted */
+};
+
+/* Settings that follow the link (shoal_cfg_fit()) until written */
+enum {
+	SHOAL_FIT_BDP = 1 << 0,
+	SHOAL_FIT_UNSCH = 1 << 1,
+	SHOAL_FIT_SIRD_B = 1 << 2,
+	SHOAL_FIT_SIRD_STHR = 1 << 3,
+	SHOAL_FIT_SIRD_RATE = 1 << 4,
+	SHOAL_FIT_SIRD_TX_RATE = 1 << 5,
+	SHOAL_FIT_PL2_RATE = 1 << 6,
 };
 
 #define SHOAL_PORT_HASH		256
@@ -142,7 +162,16 @@ struct shoal_net {
 	struct shoal_sird sird;		/* SIRD's receiver */
 	struct shoal_sird_tx sird_tx;	/* SIRD's sender */
 	struct shoal_pl2_net pl2;	/* PL2's uplink clock */
+	int dev_ifindex;		/* the device routes last went out
+					 * of (not loopback), 0: none yet
+					 */
+	u32 dev_mbps;			/* its speed, 0: unknown */
+	struct work_struct dev_work;	/* reads it (under RTNL) */
 };
+
+void shoal_cfg_fit(struct shoal_net *sn);
+void shoal_dev_init(struct shoal_net *sn);
+void shoal_dev_seen(struct shoal_net *sn, const struct net_device *dev);
 
 extern unsigned int shoal_net_id;
 

@@ -469,6 +469,8 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 				.silent = m->silent,
 				.granted = granted,
 				.owed = READ_ONCE(c->nr_owed),
+				.queued = shoal_credit_queued(&ss->sn->sird,
+							      c, ival),
 			  }, &m->rx, jiffies, ival, limit);
 		m->heard = t.heard;
 		m->quiet = t.quiet;
@@ -484,6 +486,9 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			break;
 		case SHOAL_TICK_RESEND:
 			shoal_in_resend(ss, m, granted, ival, q);
+			break;
+		case SHOAL_TICK_QUEUED:
+			shoal_stat_inc(ss->sn, SHOAL_STAT_RX_QUIET_QUEUED);
 			break;
 		case SHOAL_TICK_IDLE:
 		case SHOAL_TICK_WAIT:

@@ -44,6 +44,8 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.pl2_outstanding = 1,		/* one exchange per destination */
 	.pl2_rsv_timeout_us = 20000,
 	.fold_acks = 1,			/* Homa's way: beyond SIRD */
+	.link_mbps = 0,			/* the device's speed */
+	.link_rtt_us = 5000,		/* the guest's loaded round trip */
 };
 
 static int __net_init shoal_net_init(struct net *net)
@@ -59,6 +61,8 @@ static int __net_init shoal_net_init(struct net *net)
 	sn->next_port = get_random_u32();
 	sn->max_msg_len = SHOAL_MSG_DEFAULT;
 	sn->cfg = shoal_cfg_default;
+	shoal_cfg_fit(sn);		/* no device yet: the old defaults */
+	shoal_dev_init(sn);
 	shoal_sird_init(&sn->sird, sn);
 	shoal_sird_tx_init(&sn->sird_tx, sn);
 	shoal_pl2_net_init(&sn->pl2);
@@ -88,6 +92,7 @@ close:
 	shoal_udp_close(sn);
 	mutex_unlock(&sn->lock);
 	synchronize_rcu();	/* a packet still being counted */
+	cancel_work_sync(&sn->dev_work);
 free_stats:
 	free_percpu(sn->stats);
 	return err;
@@ -108,6 +113,7 @@ static void __net_exit shoal_net_exit(struct net *net)
 	synchronize_rcu();	/* a packet still being counted */
 	shoal_sird_exit(&sn->sird);
 	shoal_sird_tx_exit(&sn->sird_tx);
+	cancel_work_sync(&sn->dev_work);	/* no packet goes out now */
 	free_percpu(sn->stats);
 }
 

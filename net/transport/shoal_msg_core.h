@@ -390,6 +390,7 @@ enum shoal_tick_act {
 	SHOAL_TICK_FORGET,	/* its sender went silent: free it */
 	SHOAL_TICK_WAIT,	/* quiet, but no RESEND this interval */
 	SHOAL_TICK_RESEND,	/* ask for its gaps below what was granted */
+	SHOAL_TICK_QUEUED,	/* quiet, but its data may be queued */
 };
 
 /* Silent intervals after which a message of which nothing ever arrived
@@ -408,6 +409,9 @@ struct shoal_tick_in {
 	u32 silent;		/* of which data was expected */
 	u32 granted;		/* credit given: [0, granted) was invited */
 	bool owed;		/* RESENDs owed it by the credit pacer */
+	bool queued;		/* its last credit's data may still wait in
+				 * a queue behind data granted before it
+				 */
 };
 
 /* What to do with it, and its heard, quiet and silent after the tick */
@@ -462,6 +466,15 @@ shoal_rx_tick(const struct shoal_tick_in *in, const struct shoal_rx_ranges *rx,
 		t.act = SHOAL_TICK_BUSY;
 		t.reclaim = t.quiet >= 2;
 		t.silent = 0;
+		return t;
+	}
+	/* the receiver still hears data that was granted before this
+	 * message's last credit: its data may wait behind that in a deep or
+	 * slow queue, which is not loss.  The interval starts again.
+	 */
+	if (in->queued) {
+		t.act = SHOAL_TICK_QUEUED;
+		t.quiet = 0;
 		return t;
 	}
 	/* a message nothing of which ever came (a spoofed one?) is given

@@ -194,10 +194,13 @@ static u8 shoal_sird_flags(const struct shoal_omsg *m, u32 off, bool retx,
 }
 
 /* What @m may send now: the credit request once, then its unscheduled
- * bytes, and resends and authorised bytes unless the uplink pacer sends
- * those (net.shoal.sird_tx_rate_mbps); at most two BDPs' worth a call (a
- * forged grant of a whole message must not build thousands of packets at
- * once: the pacer sends the rest)
+ * bytes, resends and authorised bytes, unless the uplink pacer sends
+ * those (net.shoal.sird_tx_rate_mbps: the unscheduled ones too, so that
+ * a message leaves no faster than the uplink it stands for, and its
+ * bytes do not arrive at the receiver's port faster than that port's
+ * rate when it is alone); at most two BDPs' worth a call (a forged grant
+ * of a whole message must not build thousands of packets at once: the
+ * pacer sends the rest)
  */
 static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 			    struct sk_buff_head *q)
@@ -214,15 +217,6 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	if (!m->announced) {
 		m->announced = true;
 		shoal_omsg_credit_req(ss, m, m->name_flags, q);
-	}
-	while (paced && budget &&
-	       shoal_tx_next_unsched(&m->tx, m->unsched, min(m->mss, budget),
-				     &off, &len)) {
-		if (!shoal_omsg_data(ss, m, off, len,
-				     shoal_sird_flags(m, off, false, csn), q))
-			break;
-		shoal_sird_tx_sent(ss->sn, len);
-		budget -= len;
 	}
 	while (!paced && budget &&
 	       (kind = shoal_tx_next(&m->tx, min(m->mss, budget), &off,
@@ -268,6 +262,29 @@ static bool shoal_wmem_room(const struct shoal_sock *ss, u32 charge)
 	       queued + charge <= READ_ONCE(sk->sk_sndbuf);
 }
 
+/* The unscheduled prefix of SIRD message @m: what its length allows, within
+ * what is left of the allowance to its receiver host (sird_core.h: the
+ * unscheduled bytes of this socket's messages to that host not yet
+ * acknowledged).  Under ss->lock, before @m is listed.
+ */
+static u32 shoal_omsg_unsched(struct shoal_sock *ss,
+			      const struct shoal_omsg *m)
+{
+	struct sird_cfg cfg;
+	struct shoal_omsg *o;
+	u64 out = 0;
+	u32 n;
+
+	shoal_sird_cfg(ss->sn, &cfg);
+	list_for_each_entry(o, &ss->out_list, node)
+		if (ipv6_addr_equal(&o->dst.ip, &m->dst.ip))
+			out += o->unsched;
+	n = sird_unsched_allowed(&cfg, m->len, out);
+	if (n < sird_unsched(&cfg, m->len))
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_UNSCHED_CUT);
+	return n;
+}
+
 /* Take a message of @len bytes from @msg to @dst and start sending it;
  * *@id gets its id (for a response, the request's, already in *@id).
  * Process context, ss->lock not held.
@@ -308,18 +325,8 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->name_flags = name_flags;
 	m->len = len;
 	m->mss = shoal_path_mss(sn, dst);
-	/* PL2's bursts need no credit: its DATA says all of it comes
-	 * unasked, so a receiver never schedules it
-	 */
-	if (ss->pl2)
-		m->unsched = len;
-	else
-		m->unsched = len <= READ_ONCE(sn->cfg.unsch_thresh) ?
-			     min_t(u32, len, READ_ONCE(sn->cfg.bdp)) : 0;
-	m->announced = m->unsched == len;
 	m->heard = jiffies;
 	m->charge = charge;
-	shoal_tx_init(&m->tx, len, m->unsched);
 	__skb_queue_head_init(&q);
 
 	spin_lock_bh(&ss->lock);
@@ -348,6 +355,12 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 		m->id = ++ss->next_id;
 		*id = m->id;
 	}
+	/* PL2's bursts need no credit: its DATA says all of it comes
+	 * unasked, so a receiver never schedules it
+	 */
+	m->unsched = ss->pl2 ? len : shoal_omsg_unsched(ss, m);
+	m->announced = m->unsched == len;
+	shoal_tx_init(&m->tx, len, m->unsched);
 	hlist_add_head(&m->hash, &ss->out_hash[shoal_msg_hash(dst, m->id)]);
 	list_add_tail(&m->node, &ss->out_list);
 	sk_wmem_queued_add(sk, charge);
@@ -453,12 +466,14 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 
 /* Our DATA packet of @m, [pkt->offset, + pkt->payload_len), came back
  * from a switch (SHOAL_F_BOUNCED, NDP's return to sender): the receiver
- * never saw it.  Send that range again now, once, ahead of the uplink
- * pacer: the receiver neither knows it is missing nor would ask before a
- * quiet interval.  A scheduled packet's credit is still out at the
- * receiver, which counts it as coming: the resend uses it, and asks for
- * no new credit.  PL2 queues the range for its next burst instead (its
- * DATA goes against a switch's grant).
+ * never saw it.  Queue that range to go again, once, ahead of the
+ * message's other bytes: at once when the uplink is not paced, at the
+ * uplink pacer's next turn for this message when it is (a resend must
+ * not overrun the uplink the pacer keeps), in the next burst for PL2
+ * (its DATA goes against a switch's grant).  The receiver neither knows
+ * it is missing nor would ask before a quiet interval.  A scheduled
+ * packet's credit is still out at the receiver, which counts it as
+ * coming: the resend uses it, and asks for no new credit.
  */
 static void shoal_omsg_bounced(struct shoal_sock *ss, struct shoal_omsg *m,
 			       const struct shoal_wire_pkt *pkt,
@@ -482,17 +497,8 @@ static void shoal_omsg_bounced(struct shoal_sock *ss, struct shoal_omsg *m,
 	}
 	shoal_stat_inc(sn, SHOAL_STAT_TX_RTS_RESEND);
 	ss->stats.tx_rts_resend++;
-	if (ss->pl2) {
-		shoal_tx_resend(&m->tx, off, len);
-		shoal_omsg_push(ss, m, q);
-		return;
-	}
-	/* without memory shoal_omsg_data() queues the range to go again */
-	if (shoal_omsg_data(ss, m, off, len,
-			    shoal_sird_flags(m, off, true,
-					     shoal_sird_tx_csn(sn)), q))
-		shoal_sird_tx_sent(sn, len);
-	shoal_sird_tx_update(ss, m);
+	shoal_tx_resend(&m->tx, off, len);
+	shoal_omsg_push(ss, m, q);
 }
 
 /* A switch returned one of our DATA packets to us (SHOAL_F_BOUNCED):

@@ -193,11 +193,14 @@ void shoal_credit_data(struct shoal_sird *sird, struct shoal_credit *c,
 	shoal_sird_cfg(sird->sn, &cfg);
 	spin_lock(&sird->lock);
 	sird_rx_sample(&cfg, &c->peer->rx, len, csn, ce, ktime_get_ns());
+	sird->arrived += len;
+	sird->arrived_at = jiffies;
 	if (!sched && cfg.rate_bps &&
 	    READ_ONCE(sird->sn->cfg.sird_pace_unsched)) {
 		/* the downlink's clock: unscheduled bytes took its time too */
-		sird->next_ns = max_t(u64, sird->next_ns, ktime_get_ns()) +
-				sird_pace_ns(&cfg, len);
+		sird->next_ns = sird_pace_next(sird->next_ns,
+					       ktime_get_ns(),
+					       sird_pace_ns(&cfg, len));
 		sird->unsched_paced += len;
 	}
 	if (sched && fresh) {
@@ -277,7 +280,26 @@ void shoal_credit_resend(struct shoal_sird *sird, struct shoal_credit *c,
 	sird_granted(&sird->b, &c->peer->rx, len);
 	c->out += len;
 	c->ss->credit_out += len;
+	c->due = sird_due(sird->arrived, sird->b);
 	spin_unlock(&sird->lock);
+}
+
+/* Whether @c's last credit's data may still wait in a queue: the host
+ * heard data within the interval @ival, but not yet all that was out
+ * when that credit went.  When nothing arrives at all, only time says
+ * that data was lost.
+ */
+bool shoal_credit_queued(struct shoal_sird *sird,
+			 const struct shoal_credit *c, unsigned long ival)
+{
+	bool queued;
+
+	spin_lock(&sird->lock);
+	queued = c->peer && c->out &&
+		 time_before(jiffies, sird->arrived_at + ival) &&
+		 sird_before_due(sird->arrived, c->due);
+	spin_unlock(&sird->lock);
+	return queued;
 }
 
 /* The message to credit next: SRPT among those with room */
@@ -372,10 +394,12 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 					n, &q);
 		}
 		WRITE_ONCE(c->granted_at, jiffies);
+		c->due = sird_due(sird->arrived, sird->b);
 		shoal_credit_want(sird, c);
 		if (cfg.rate_bps)
-			sird->next_ns = max(sird->next_ns, now) +
-					sird_pace_ns(&cfg, n);
+			sird->next_ns = sird_pace_next(sird->next_ns,
+						       now,
+						       sird_pace_ns(&cfg, n));
 	}
 	if (i == SHOAL_SIRD_BURST) {	/* more to grant: go on soon */
 		hrtimer_set_expires(t, ns_to_ktime(max(now, sird->next_ns)));
@@ -429,7 +453,8 @@ void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq)
 		   sird->b, wanting, sird->nr_peers, sird->granted);
 	seq_printf(seq, "reclaimed %llu\nresent %llu\npeers_freed %llu\n",
 		   sird->reclaimed, sird->resent, sird->peers_freed);
-	seq_printf(seq, "unsched_paced %llu\n", sird->unsched_paced);
+	seq_printf(seq, "unsched_paced %llu\narrived %llu\n",
+		   sird->unsched_paced, sird->arrived);
 	seq_puts(seq, "# peer sb snd_bkt net_bkt snd_alpha net_alpha msgs\n");
 	for (i = 0; i < SHOAL_SIRD_PEER_HASH; i++)
 		hlist_for_each_entry(p, &sird->peers[i], node)

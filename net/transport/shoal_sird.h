@@ -50,6 +50,9 @@ struct shoal_credit {
 	u32 received;			/* bytes that arrived */
 	u32 out;			/* credit given, its data not here */
 	unsigned long granted_at;	/* jiffies of the last credit */
+	u64 due;			/* sird->arrived by which the last
+					 * credit's data is due (sird_due())
+					 */
 	bool wanting;
 	u32 nr_owed;
 	struct shoal_range owed[SHOAL_CREDIT_OWED];	/* trimmed bytes, to
@@ -66,6 +69,8 @@ struct shoal_sird {
 	struct hlist_head peers[SHOAL_SIRD_PEER_HASH];
 	struct hrtimer pacer;
 	u64 next_ns;			/* the pacer's next grant, not before */
+	u64 arrived;			/* data bytes heard: the byte clock */
+	unsigned long arrived_at;	/* jiffies of the last of them */
 	u64 granted;			/* statistics, under the lock */
 	u64 reclaimed;
 	u64 resent;			/* trimmed bytes asked for again */
@@ -90,6 +95,8 @@ void shoal_credit_trimmed(struct shoal_sird *sird, struct shoal_credit *c,
 			  u32 back, const struct shoal_range *r, u32 n);
 void shoal_credit_resend(struct shoal_sird *sird, struct shoal_credit *c,
 			 u32 len);
+bool shoal_credit_queued(struct shoal_sird *sird,
+			 const struct shoal_credit *c, unsigned long ival);
 void shoal_sird_kick(struct shoal_sird *sird);
 void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq);
 

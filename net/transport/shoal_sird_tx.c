@@ -10,9 +10,10 @@
  * buckets, and their credit goes to senders that can use it).  Each of
  * the pacer's turns goes either to the receiver host next in a round
  * (net.shoal.sird_fair_permille of them) or to the message with the
- * fewest bytes left (SRPT).  Unscheduled bytes leave at once; they count
- * against the uplink's clock.  With the rate 0 a message sends what it
- * is given at once and the pacer only finishes what a capped push left.
+ * fewest bytes left (SRPT).  Unscheduled bytes go through the pacer too
+ * (without counting as credit held): a message leaves no faster than the
+ * uplink.  With the rate 0 a message sends what it is given at once and
+ * the pacer only finishes what a capped push left.
  *
  * Locking: see shoal_sird_tx.h.
  */
@@ -43,39 +44,28 @@ static void shoal_sird_tx_kick(struct shoal_sird_tx *tx, u64 at)
 			      HRTIMER_MODE_ABS_SOFT);
 }
 
-/* @len bytes went out on the uplink: its clock moves on.  Under ss->lock. */
-void shoal_sird_tx_sent(struct shoal_net *sn, u32 len)
-{
-	struct shoal_sird_tx *tx = &sn->sird_tx;
-	struct sird_cfg cfg = {
-		.rate_bps = READ_ONCE(sn->cfg.sird_tx_rate_mbps) * 1000000ULL,
-		.overhead = SHOAL_WIRE_OVERHEAD,
-	};
-	u64 now;
-
-	if (!cfg.rate_bps)
-		return;
-	spin_lock(&tx->lock);
-	now = ktime_get_ns();
-	tx->next_ns = max(tx->next_ns, now) + sird_pace_ns(&cfg, len);
-	spin_unlock(&tx->lock);
-}
-
-/* @m's entry from its tx state, under both locks */
+/* @m's entry from its tx state, under both locks: what it may send (its
+ * unscheduled bytes not sent yet among them) lists it for the pacer;
+ * only the credit it holds counts towards csn
+ */
 static void __shoal_sird_tx_update(struct shoal_sird_tx *tx,
 				   struct shoal_omsg *m, bool listed)
 {
-	u64 held = listed ? shoal_tx_sendable(&m->tx) : 0;
+	u64 ready = listed ? shoal_tx_sendable(&m->tx) : 0;
+	u64 unsent = m->unsched > m->tx.next_off ?
+		     m->unsched - m->tx.next_off : 0;
+	u64 held = ready > unsent ? ready - unsent : 0;
 
 	held = min_t(u64, held, U32_MAX);
 	tx->held += held;
 	tx->held -= m->tx_held;
 	m->tx_held = held;
+	m->tx_ready = min_t(u64, ready, U32_MAX);
 	m->tx_left = m->len - m->tx.next_off + shoal_tx_queued(&m->tx);
-	if (held && list_empty(&m->tx_node)) {
+	if (ready && list_empty(&m->tx_node)) {
 		list_add_tail(&m->tx_node, &tx->ready);
 		tx->nr_ready++;
-	} else if (!held && !list_empty(&m->tx_node)) {
+	} else if (!ready && !list_empty(&m->tx_node)) {
 		list_del_init(&m->tx_node);
 		tx->nr_ready--;
 	}
@@ -90,7 +80,7 @@ void shoal_sird_tx_update(struct shoal_sock *ss, struct shoal_omsg *m)
 
 	spin_lock(&tx->lock);
 	__shoal_sird_tx_update(tx, m, !ss->dead);
-	if (m->tx_held)
+	if (m->tx_ready)
 		shoal_sird_tx_kick(tx, max(ktime_get_ns(), tx->next_ns));
 	spin_unlock(&tx->lock);
 }
@@ -135,7 +125,7 @@ static struct shoal_omsg *shoal_sird_tx_pick(struct shoal_sird_tx *tx,
 			cand[n] = (struct sird_tx_cand){ .order = order };
 			best[n++] = m;
 		}
-		cand[i].credit = min_t(u64, (u64)cand[i].credit + m->tx_held,
+		cand[i].credit = min_t(u64, (u64)cand[i].credit + m->tx_ready,
 				       U32_MAX);
 		if (!cand[i].left || m->tx_left < cand[i].left) {
 			cand[i].left = m->tx_left;
@@ -196,8 +186,8 @@ static enum hrtimer_restart shoal_sird_tx_pace(struct hrtimer *t)
 		tx->paced += !!len;
 		tx->csn += csn && len;
 		if (cfg.rate_bps)
-			tx->next_ns = max(tx->next_ns, now) +
-				      sird_pace_ns(&cfg, len);
+			tx->next_ns = sird_pace_next(tx->next_ns, now,
+						     sird_pace_ns(&cfg, len));
 	}
 	if (i == SHOAL_TX_BURST)	/* more to send: go on soon */
 		at = max(now, tx->next_ns);

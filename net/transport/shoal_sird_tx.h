@@ -54,7 +54,6 @@ void shoal_sird_tx_init(struct shoal_sird_tx *tx, struct shoal_net *sn);
 void shoal_sird_tx_exit(struct shoal_sird_tx *tx);
 bool shoal_sird_tx_paced(const struct shoal_net *sn);
 bool shoal_sird_tx_csn(struct shoal_net *sn);
-void shoal_sird_tx_sent(struct shoal_net *sn, u32 len);
 void shoal_sird_tx_update(struct shoal_sock *ss, struct shoal_omsg *m);
 void shoal_sird_tx_forget(struct shoal_sock *ss, struct shoal_omsg *m);
 void shoal_sird_tx_show(struct shoal_sird_tx *tx, struct seq_file *seq);

@@ -103,7 +103,10 @@ struct shoal_omsg {
 	struct list_head tx_node;	/* sn->sird_tx.ready, while it holds
 					 * credit; under sird_tx.lock too
 					 */
-	u32 tx_held;			/* bytes it may send, as counted there */
+	u32 tx_held;			/* credit it holds, as counted there */
+	u32 tx_ready;			/* bytes it may send now (its
+					 * unscheduled ones among them)
+					 */
 	u32 tx_left;			/* bytes it has still to send */
 	struct shoal_pl2_dst *pl2_dst;	/* PL2: its destination host */
 	struct list_head pl2_node;	/* pl2_dst->msgs, while it has

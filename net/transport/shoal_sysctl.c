@@ -3,10 +3,22 @@
  * shoal.ko: net.shoal.* sysctls, one table per network namespace whose
  * entries point into that namespace's struct shoal_net.
  *
+ * Some settings follow the link (shoal_cfg_fit()): the rates of SIRD's
+ * two pacers and PL2's clock are the link's (net.shoal.link_mbps, or the
+ * speed of the device Shoal's packets go out of), and SIRD's sizes (bdp,
+ * unsch_thresh, sird_b, sird_sthr) that rate times net.shoal.link_rtt_us
+ * (sird_core.h).  A setting written by hand is pinned: it keeps its value
+ * whatever the link does.
+ *
  * Locking: a write of udp_port moves the namespace's socket under
- * sn->lock; the other values are read with READ_ONCE() where they are
- * used.
+ * sn->lock, and the settings that follow the link are written under it
+ * too (WRITE_ONCE); every value is read with READ_ONCE() where it is
+ * used.  The device's speed is read by a work item under RTNL, which it
+ * drops before it takes sn->lock.
  */
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include <linux/sysctl.h>
 
@@ -31,6 +43,131 @@ static u32 shoal_pl2_out_max = 64;
 static u32 shoal_pl2_timeout_min = 100;
 static u32 shoal_pl2_timeout_max = 10000000;	/* 10 s */
 static u32 shoal_pl2_slot_max = 10000000;	/* 10 ms */
+
+/* The settings that follow the link for its rate now (0: unknown, the
+ * old defaults and no pacing), but those written by hand.  Under sn->lock.
+ */
+void shoal_cfg_fit(struct shoal_net *sn)
+{
+	struct shoal_cfg *c = &sn->cfg;
+	u32 rate = c->link_mbps ? c->link_mbps : sn->dev_mbps;
+	struct sird_sizes z = sird_link_sizes(rate, c->link_rtt_us, c->mss);
+	u32 pin = c->pinned;
+
+	if (!(pin & SHOAL_FIT_BDP))
+		WRITE_ONCE(c->bdp, z.bdp);
+	if (!(pin & SHOAL_FIT_UNSCH))
+		WRITE_ONCE(c->unsch_thresh, z.unsch_thresh);
+	if (!(pin & SHOAL_FIT_SIRD_B))
+		WRITE_ONCE(c->sird_b, z.b);
+	if (!(pin & SHOAL_FIT_SIRD_STHR))
+		WRITE_ONCE(c->sird_sthr, z.sthr);
+	if (!(pin & SHOAL_FIT_SIRD_RATE))
+		WRITE_ONCE(c->sird_rate_mbps, rate);
+	if (!(pin & SHOAL_FIT_SIRD_TX_RATE))
+		WRITE_ONCE(c->sird_tx_rate_mbps, rate);
+	if (!(pin & SHOAL_FIT_PL2_RATE))
+		WRITE_ONCE(c->pl2_rate_mbps, rate ? rate : 1000);
+}
+
+/* The speed of the device Shoal's packets went out of last */
+static void shoal_dev_work(struct work_struct *w)
+{
+	struct shoal_net *sn = container_of(w, struct shoal_net, dev_work);
+	struct ethtool_link_ksettings ks;
+	struct net_device *dev;
+	u32 mbps = 0;
+
+	rtnl_lock();
+	dev = __dev_get_by_index(sn->net, READ_ONCE(sn->dev_ifindex));
+	if (dev && !__ethtool_get_link_ksettings(dev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN)
+		mbps = min_t(u32, ks.base.speed, shoal_rate_max);
+	rtnl_unlock();
+	mutex_lock(&sn->lock);
+	if (mbps != sn->dev_mbps) {
+		sn->dev_mbps = mbps;
+		shoal_cfg_fit(sn);
+	}
+	mutex_unlock(&sn->lock);
+}
+
+void shoal_dev_init(struct shoal_net *sn)
+{
+	INIT_WORK(&sn->dev_work, shoal_dev_work);
+}
+
+/* A packet goes out of @dev: a new one has its speed read (any context) */
+void shoal_dev_seen(struct shoal_net *sn, const struct net_device *dev)
+{
+	if (!dev || (dev->flags & IFF_LOOPBACK) ||
+	    READ_ONCE(sn->dev_ifindex) == dev->ifindex)
+		return;
+	WRITE_ONCE(sn->dev_ifindex, dev->ifindex);
+	schedule_work(&sn->dev_work);
+}
+
+/* Where a setting that follows the link lives in struct shoal_cfg, and its
+ * pin (0: the link itself, or what the fit reads: a write refits)
+ */
+static const struct {
+	const char *name;
+	size_t off;
+	u32 pin;
+} shoal_fit_fields[] = {
+	{ "bdp", offsetof(struct shoal_cfg, bdp), SHOAL_FIT_BDP },
+	{ "unsch_thresh", offsetof(struct shoal_cfg, unsch_thresh),
+	  SHOAL_FIT_UNSCH },
+	{ "sird_b", offsetof(struct shoal_cfg, sird_b), SHOAL_FIT_SIRD_B },
+	{ "sird_sthr", offsetof(struct shoal_cfg, sird_sthr),
+	  SHOAL_FIT_SIRD_STHR },
+	{ "sird_rate_mbps", offsetof(struct shoal_cfg, sird_rate_mbps),
+	  SHOAL_FIT_SIRD_RATE },
+	{ "sird_tx_rate_mbps", offsetof(struct shoal_cfg, sird_tx_rate_mbps),
+	  SHOAL_FIT_SIRD_TX_RATE },
+	{ "pl2_rate_mbps", offsetof(struct shoal_cfg, pl2_rate_mbps),
+	  SHOAL_FIT_PL2_RATE },
+	{ "link_mbps", offsetof(struct shoal_cfg, link_mbps), 0 },
+	{ "link_rtt_us", offsetof(struct shoal_cfg, link_rtt_us), 0 },
+	{ "mss", offsetof(struct shoal_cfg, mss), 0 },
+};
+
+/* A setting that follows the link (written: pinned) or that the fit reads
+ * (written: the others refit).  The table's data points into
+ * sn->cfg, at the field its name says.
+ */
+static int shoal_sysctl_fit(struct ctl_table *table, int write,
+			    void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct ctl_table tmp = *table;
+	struct shoal_net *sn = NULL;
+	u32 val, pin = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(shoal_fit_fields); i++)
+		if (!strcmp(table->procname, shoal_fit_fields[i].name)) {
+			sn = container_of((struct shoal_cfg *)
+					  ((u8 *)table->data -
+					   shoal_fit_fields[i].off),
+					  struct shoal_net, cfg);
+			pin = shoal_fit_fields[i].pin;
+			break;
+		}
+	if (WARN_ON_ONCE(!sn))
+		return -EINVAL;
+	mutex_lock(&sn->lock);
+	val = READ_ONCE(*(u32 *)table->data);
+	tmp.data = &val;
+	err = proc_douintvec_minmax(&tmp, write, buffer, lenp, ppos);
+	if (!err && write) {
+		WRITE_ONCE(*(u32 *)table->data, val);
+		sn->cfg.pinned |= pin;
+		shoal_cfg_fit(sn);
+	}
+	mutex_unlock(&sn->lock);
+	return err;
+}
 
 /* A new port opens a new socket first: a port in use is refused and the
  * old one stays.
@@ -73,7 +210,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "mss",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= &shoal_mss_min,
 		.extra2		= &shoal_mss_max,
 	},
@@ -81,7 +218,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "bdp",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= &shoal_mss_min,
 		.extra2		= &shoal_msglen_max,
 	},
@@ -89,7 +226,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "unsch_thresh",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_msglen_max,
 	},
@@ -129,7 +266,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "sird_b",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= &shoal_mss_min,
 		.extra2		= &shoal_msglen_max,
 	},
@@ -137,7 +274,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "sird_sthr",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_msglen_max,
 	},
@@ -161,7 +298,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "sird_rate_mbps",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_rate_max,
 	},
@@ -169,7 +306,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "sird_tx_rate_mbps",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_rate_max,
 	},
@@ -201,7 +338,7 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.procname	= "pl2_rate_mbps",
 		.maxlen		= sizeof(u32),
 		.mode		= 0644,
-		.proc_handler	= proc_douintvec_minmax,
+		.proc_handler	= shoal_sysctl_fit,
 		.extra1		= SYSCTL_ONE,
 		.extra2		= &shoal_rate_max,
 	},
@@ -245,6 +382,22 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= SYSCTL_ONE,
 	},
+	{
+		.procname	= "link_mbps",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= shoal_sysctl_fit,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_rate_max,
+	},
+	{
+		.procname	= "link_rtt_us",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= shoal_sysctl_fit,
+		.extra1		= SYSCTL_ONE,
+		.extra2		= &shoal_rtt_max,
+	},
 	{ }
 };
 
@@ -280,6 +433,8 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[21].data = &sn->cfg.pl2_rsv_timeout_us;
 	t[22].data = &sn->cfg.sird_pace_unsched;
 	t[23].data = &sn->cfg.fold_acks;
+	t[24].data = &sn->cfg.link_mbps;
+	t[25].data = &sn->cfg.link_rtt_us;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

@@ -227,6 +227,7 @@ static int shoal_xmit4(struct shoal_net *sn, const struct shoal_addr *dst,
 	rt = ip_route_output_key(sn->net, &fl4);
 	if (IS_ERR(rt))
 		return PTR_ERR(rt);
+	shoal_dev_seen(sn, rt->dst.dev);
 	udp_tunnel_xmit_skb(rt, NULL, skb, fl4.saddr, fl4.daddr,
 			    shoal_tos(type), ip4_dst_hoplimit(&rt->dst), 0,
 			    shoal_src_port(sn, type),
@@ -251,6 +252,7 @@ static int shoal_xmit6(struct shoal_net *sn, const struct shoal_addr *dst,
 	d = ipv6_stub->ipv6_dst_lookup_flow(sn->net, NULL, &fl6, NULL);
 	if (IS_ERR(d))
 		return PTR_ERR(d);
+	shoal_dev_seen(sn, d->dev);
 	/* no tunnel device: its stats would be written into d->dev's */
 	udp_tunnel6_xmit_skb(d, NULL, skb, NULL, &fl6.saddr, &fl6.daddr,
 			     shoal_tos(type), ip6_dst_hoplimit(d), 0,

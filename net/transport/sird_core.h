@@ -24,10 +24,35 @@
  *   sender's bucket and the global B both have room; ties go to the
  *   earlier candidate.
  * - Credit is paced at the downlink rate counting each packet's headers,
- *   so that the data it lets in fits the link.
+ *   so that the data it lets in fits the link.  A pacer whose timer fired
+ *   late makes up at most SIRD_PACE_CATCHUP_NS of the lost time with a
+ *   burst (sird_pace_next()).
  * - The sender splits its turns between fair share (round robin over
  *   receivers) and SRPT by a running sum of fair_permille: exactly that
  *   share over any 1000 turns, no randomness to test around.
+ *
+ * Decisions beyond the paper (issue 22, Documentation/shoal.md "How a
+ * message travels"):
+ * - Unscheduled bytes are governed by their sender: the unscheduled bytes
+ *   a sender has out to one receiver host (sent, their message not yet
+ *   acknowledged) stay within one BDP.  A message that would pass it sends
+ *   only what is left of the allowance unscheduled and asks for credit
+ *   for the rest.  In the paper unscheduled bytes have no congestion
+ *   control at all (a message <= UnschT sends its first BDP at once,
+ *   whatever waits at the receiver), so an overloaded receiver's port
+ *   fills with them and its control packets die in the queue.  Homa
+ *   instead charges them to the receiver's max_incoming, which bounds
+ *   only the scheduled bytes on top of them, not the unscheduled ones.
+ *   With the allowance a sender whose earlier message to that receiver
+ *   is still in flight (it is waiting there) goes scheduled: the receiver
+ *   then orders it with the others, and the bytes in flight towards a
+ *   port are at most B plus a BDP per sender.
+ * - Sizes that fit the link: with the link's rate known, the BDP is that
+ *   rate times the round trip a grant sees under load, within [4 MSS,
+ *   64 KB] (64 KB, the old default, is 100 Mbit/s x 5 ms: a faster
+ *   device's nominal rate says nothing of the path, and a larger BDP
+ *   only lets more bytes go unscheduled); UnschT is the BDP, B 1.5 BDP and
+ *   SThr 0.5 BDP, the paper's ratios.
  */
 #ifndef _SIRD_CORE_H
 #define _SIRD_CORE_H
@@ -86,6 +111,50 @@ static inline u32 sird_unsched(const struct sird_cfg *c, u32 len)
 static inline u32 sird_min(u32 a, u32 b)
 {
 	return a < b ? a : b;
+}
+
+/* The unscheduled prefix of a message of @len bytes whose sender has @out
+ * unscheduled bytes out to the same receiver host (messages not yet
+ * acknowledged): what is left of the allowance of one BDP, at most
+ */
+static inline u32 sird_unsched_allowed(const struct sird_cfg *c, u32 len,
+				       u64 out)
+{
+	u32 want = sird_unsched(c, len);
+
+	if (out >= c->bdp)
+		return 0;
+	return sird_min(want, c->bdp - (u32)out);
+}
+
+/* The sizes that fit a link of @rate_mbps and a loaded round trip of
+ * @rtt_us, for @mss-byte packets (0 rate: the old defaults)
+ */
+struct sird_sizes {
+	u32 bdp;
+	u32 unsch_thresh;
+	u32 b;
+	u32 sthr;
+};
+
+#define SIRD_BDP_MAX	65536U		/* 100 Mbit/s x 5 ms */
+
+static inline struct sird_sizes sird_link_sizes(u32 rate_mbps, u32 rtt_us,
+						u32 mss)
+{
+	u64 bdp = shoal_div64((u64)rate_mbps * rtt_us, 8);
+	u64 floor = 4ULL * mss;
+
+	if (!rate_mbps || bdp > SIRD_BDP_MAX)
+		bdp = SIRD_BDP_MAX;
+	if (bdp < floor)
+		bdp = floor > SIRD_BDP_MAX ? SIRD_BDP_MAX : floor;
+	return (struct sird_sizes){
+		.bdp = (u32)bdp,
+		.unsch_thresh = (u32)bdp,
+		.b = (u32)(bdp + bdp / 2),
+		.sthr = (u32)(bdp / 2),
+	};
 }
 
 static inline void sird_rx_peer_init(const struct sird_cfg *c,
@@ -204,6 +273,23 @@ static inline void sird_granted(u32 *b, struct sird_rx_peer *p, u32 n)
 	p->sb += n;
 }
 
+/* The byte clock: @arrived counts the data bytes the receiver host has
+ * heard.  Credit granted when @b bytes were out (itself included) has its
+ * data behind theirs on the path, so it is due once @arrived passed the
+ * value at the grant plus @b.  Before that, a message that hears nothing
+ * may only be queued (a deep queue, or a link slower than the pacer),
+ * and asking for its bytes again would add them on top of B.
+ */
+static inline u64 sird_due(u64 arrived, u32 b)
+{
+	return arrived + b;
+}
+
+static inline bool sird_before_due(u64 arrived, u64 due)
+{
+	return (s64)(arrived - due) < 0;
+}
+
 /* Credit of @n bytes used up (its DATA arrived) or reclaimed (lost, or
  * the message gone).  At most what the sender has out, whatever a
  * duplicate claims, so that @b stays the sum of the senders' credit.
@@ -231,6 +317,29 @@ static inline u64 sird_pace_ns(const struct sird_cfg *c, u32 n)
 	if (!c->rate_bps)
 		return 0;
 	return shoal_div64(bits + c->rate_bps - 1, c->rate_bps);
+}
+
+/* The time a pacer may make up at once: a timer that fires late (a busy
+ * or virtual host fires them a millisecond or more late) would otherwise
+ * make its lateness the rate.  A time, not a number of packets: a cap of
+ * a few packets is a few microseconds at 10 Gbit/s, and a pacer at a
+ * device's speed then sent a few packets a firing, far below the rate,
+ * and held the rest as bursts synchronised by the timer ticks.  The cap
+ * keeps a slow link's bursts short: at 8 Mbit/s a packet takes 1.5 ms,
+ * and what a pacer makes up the link's own queue must hold.
+ */
+#define SIRD_PACE_CATCHUP_NS	1000000ULL
+
+/* A pacer's clock once a packet that takes @t ns on the link goes at
+ * @now: it lags @now by at most SIRD_PACE_CATCHUP_NS (the time a late
+ * timer lost is made up by a burst), and moves on by @t.  Beyond the
+ * paper, whose pacers are exact.
+ */
+static inline u64 sird_pace_next(u64 next, u64 now, u64 t)
+{
+	u64 floor = now > SIRD_PACE_CATCHUP_NS ? now - SIRD_PACE_CATCHUP_NS : 0;
+
+	return (next > floor ? next : floor) + t;
 }
 
 /* ---- the sender ---- */

@@ -6,8 +6,9 @@
 # sender namespaces -> switch namespace -> one receiver namespace; the
 # switch port towards the receiver is the bottleneck (a tbf at the link
 # rate, its burst perf_burst's).  SIRD's hosts get BENCH_SHOAL_TRIM_SYSCTLS
-# ("LINK" in it is the link's rate: by default the credit pacer at the link
-# and a 50 ms resend interval, the rest the module's defaults).
+# ("LINK" in it is the link's rate: by default net.shoal.link_mbps, which
+# SIRD's pacers and sizes follow, and a 50 ms resend interval, the rest
+# the module's defaults).
 #
 #   1. Trimming: every workload of BENCH_SHOAL_TRIM_WORKLOADS (fixed:60000,
 #      an incast of 60 KB RPCs; W3; W4; none: no trimming runs) at every load of
@@ -63,7 +64,7 @@ TRANSPORTS=${BENCH_SHOAL_TRIM_TRANSPORTS:-sird cubic dctcp}
 DUR=${BENCH_SHOAL_TRIM_SECONDS:-6}
 QLIMIT=${BENCH_SHOAL_TRIM_QLIMIT:-12}
 ECN_PKTS=${BENCH_SHOAL_TRIM_ECN:-4}
-SYSCTLS=${BENCH_SHOAL_TRIM_SYSCTLS:-net.shoal.resend_ms=50 net.shoal.sird_rate_mbps=LINK}
+SYSCTLS=${BENCH_SHOAL_TRIM_SYSCTLS:-net.shoal.resend_ms=50 net.shoal.link_mbps=LINK}
 OVER_N=${BENCH_SHOAL_OVER_SENDERS:-4}
 OVER_LOAD=${BENCH_SHOAL_OVER_LOAD:-3}
 OVER_MBIT=${BENCH_SHOAL_OVER_MBIT:-20}

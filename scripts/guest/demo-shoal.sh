@@ -10,10 +10,11 @@
 # lost to TCP's.  The tbf's burst of 32 KB keeps the port at its rate when
 # its timer fires late.  trim cuts SIRD's packets to headers, which the
 # receiver asks for again; TCP is not eligible for trimming (trim's
-# default, proto udp), so the same queue drops it.  The receiver paces
-# credit at the port's rate; every other SIRD setting is the module's
-# default, unless DEMO_SHOAL_SYSCTLS adds some ("LINK" in it stands for
-# the port's rate).  Prints message completion times, goodput, what the
+# default, proto udp), so the same queue drops it.  The hosts are told
+# the link's rate (net.shoal.link_mbps: a veth's nominal speed is not the
+# port's), which SIRD's pacers and sizes follow; every other SIRD setting
+# is the module's default, unless DEMO_SHOAL_SYSCTLS adds some ("LINK" in
+# it stands for the port's rate).  Prints message completion times, goodput, what the
 # switch did, and the verdicts computed from them
 # (scripts/lib/demo_shoal_report.py).
 # shellcheck source-path=SCRIPTDIR
@@ -34,9 +35,9 @@ LOAD=${DEMO_SHOAL_LOAD:-0.8}
 DUR=${DEMO_SHOAL_SECONDS:-8}
 PORT=4800
 perf_fabric demo-shoal "$N"
-# the receiver paces credit at the port's rate; 50 ms before a resend, as
-# in the shoal-perf scenario: the guest's round trip swings up to 8 ms
-SYSCTLS="net.shoal.resend_ms=50 net.shoal.sird_rate_mbps=LINK${DEMO_SHOAL_SYSCTLS:+ $DEMO_SHOAL_SYSCTLS}"
+# the link's rate stated; 50 ms before a resend, as in the shoal-perf
+# scenario: the guest's round trip swings up to 8 ms
+SYSCTLS="net.shoal.resend_ms=50 net.shoal.link_mbps=LINK${DEMO_SHOAL_SYSCTLS:+ $DEMO_SHOAL_SYSCTLS}"
 # shellcheck disable=SC2086	# a word list
 perf_on_hosts sysctl -qw ${SYSCTLS//LINK/$LINK} || topo_die "the hosts' sysctls: $SYSCTLS"
 

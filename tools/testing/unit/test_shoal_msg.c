@@ -651,6 +651,40 @@ static void test_tick_busy(void)
 	      bad);
 }
 
+static void test_tick_queued(void)
+{
+	struct shoal_tick_in in = {
+		.heard = 1000, .granted = 5000, .queued = true,
+	};
+	struct shoal_tick t;
+	int i, bad = 0;
+
+	for (i = 1; i <= 100; i++) {
+		t = tick(&in, 10000, 3000, 1000 + i * IVAL, 1);
+		bad += t.act != SHOAL_TICK_QUEUED || t.reclaim || t.quiet ||
+		       t.silent || t.heard != 1000 + i * IVAL;
+		in.heard = t.heard;
+		in.quiet = t.quiet;
+		in.silent = t.silent;
+	}
+	CHECK(bad == 0,
+	      "data granted before it still arrives: 100 intervals with no RESEND, no reclaim, never forgotten (%d bad)",
+	      bad);
+	t = tick(&in, 10000, 3000, in.heard + IVAL - 1, 1);
+	CHECK(t.act == SHOAL_TICK_IDLE,
+	      "within the interval it stays idle (%d)", t.act);
+	in.queued = false;
+	in.quiet = 1;
+	t = tick(&in, 10000, 3000, in.heard + IVAL, 50);
+	CHECK(t.act == SHOAL_TICK_RESEND && t.reclaim && t.quiet == 2,
+	      "once its data is due, the count goes on: RESEND at quiet 2 (%d %u)",
+	      t.act, t.quiet);
+	in = (struct shoal_tick_in){ .heard = 1000, .queued = true };
+	t = tick(&in, 10000, 3000, 1010, 50);
+	CHECK(t.act == SHOAL_TICK_BUSY,
+	      "waiting for credit is BUSY whatever the queue (%d)", t.act);
+}
+
 static void test_tick_forget(void)
 {
 	struct shoal_tick_in in = { .heard = 1000, .granted = 5000 };
@@ -798,6 +832,7 @@ int main(void)
 	test_tick_busy();
 	test_tick_forget();
 	test_tick_backoff();
+	test_tick_queued();
 	test_tick_wrap();
 	return unit_done();
 }

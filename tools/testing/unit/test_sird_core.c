@@ -6,7 +6,8 @@
  * fraction, a marked window cuts by alpha / 2, growth of an MSS per
  * bucket, the BDP ceiling and the floor, the smaller loop wins, SThr off),
  * SRPT among the candidates with room, B never passed, credit returned
- * without going below zero, pacing at the link rate, the csn bit and the
+ * without going below zero, pacing at the link rate, the byte clock that
+ * says when granted data is due, the csn bit and the
  * sender's split between fair share and SRPT.
  */
 #include <stdio.h>
@@ -34,6 +35,58 @@ static void test_unsched(void)
 	c.unsch_thresh = 2 * BDP;
 	CHECK_EQ(sird_unsched(&c, BDP * 3 / 2), BDP,
 		 "UnschT 2 BDP, 1.5 BDP message: the first BDP unscheduled");
+}
+
+/* The allowance: unscheduled bytes out to one receiver host stay within a
+ * BDP; a message past it sends what is left and asks credit for the rest
+ */
+static void test_unsched_allowed(void)
+{
+	struct sird_cfg c = cfg;
+
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, 0), 60000,
+		 "nothing out: the whole prefix");
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, 60000), BDP - 60000,
+		 "60 KB out: what is left of the BDP");
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, BDP), 0,
+		 "a BDP out: all scheduled");
+	CHECK_EQ(sird_unsched_allowed(&c, 60000, 5ULL * BDP), 0,
+		 "more than a BDP out (the BDP was lowered): none");
+	CHECK_EQ(sird_unsched_allowed(&c, BDP + 1, 0), 0,
+		 "past UnschT: all scheduled, as before");
+	CHECK_EQ(sird_unsched_allowed(&c, 8, BDP - 8), 8,
+		 "8 bytes into the last 8: unscheduled");
+	c.unsch_thresh = 0;
+	CHECK_EQ(sird_unsched_allowed(&c, 1, 0), 0, "UnschT 0: none");
+}
+
+/* Sizes from the link: rate x RTT within [4 MSS, 64 KB], the paper's
+ * ratios; no rate: the old defaults
+ */
+static void test_link_sizes(void)
+{
+	struct sird_sizes z;
+
+	z = sird_link_sizes(0, 5000, MSS);
+	CHECK_EQ(z.bdp, 65536, "no rate: 64 KB");
+	CHECK_EQ(z.b, 98304, "no rate: B 96 KB, the old default");
+	CHECK_EQ(z.sthr, 32768, "no rate: SThr 32 KB, the old default");
+	CHECK_EQ(z.unsch_thresh, 65536, "no rate: UnschT 64 KB");
+	z = sird_link_sizes(50, 5000, MSS);
+	CHECK_EQ(z.bdp, 31250, "50 Mbit/s x 5 ms: 31250 bytes");
+	CHECK_EQ(z.unsch_thresh, 31250, "UnschT: the BDP");
+	CHECK_EQ(z.b, 46875, "B: 1.5 BDP");
+	CHECK_EQ(z.sthr, 15625, "SThr: 0.5 BDP");
+	z = sird_link_sizes(100, 5000, MSS);
+	CHECK_EQ(z.bdp, 62500, "100 Mbit/s x 5 ms");
+	z = sird_link_sizes(10000, 5000, MSS);
+	CHECK_EQ(z.bdp, 65536, "10 Gbit/s: at most 64 KB");
+	z = sird_link_sizes(1, 5000, MSS);
+	CHECK_EQ(z.bdp, 4 * MSS, "1 Mbit/s: at least 4 MSS");
+	z = sird_link_sizes(1, 5000, 65000);
+	CHECK_EQ(z.bdp, 65536, "a huge MSS: the floor stays within 64 KB");
+	z = sird_link_sizes(1000000, 10000000, MSS);
+	CHECK_EQ(z.bdp, 65536, "the largest sysctls: no overflow");
 }
 
 /* @n packets of an MSS, 1000 ns apart, one in @every CE-marked (0:
@@ -169,6 +222,70 @@ static void test_pace(void)
 	CHECK_EQ(sird_pace_ns(&c, MSS), 0, "pacing off: no wait");
 }
 
+/* The pacer's clock: at the rate while on time; a late timer makes up
+ * SIRD_PACE_CATCHUP_NS of the lost time at most, whatever the rate
+ */
+static void test_pace_catchup(void)
+{
+	struct sird_cfg c = cfg;
+	u64 t = sird_pace_ns(&cfg, MSS), next = 10000000, now;
+	u64 cap = SIRD_PACE_CATCHUP_NS / t;	/* packets in the cap */
+	int k, sent;
+
+	CHECK(cap > 20 && cap < 200, "1 Gbit/s: the cap is tens of packets");
+	CHECK_EQ(sird_pace_next(next, next, t), next + t,
+		 "on time: the clock moves by a packet");
+	CHECK_EQ(sird_pace_next(next + 5 * t, next, t), next + 6 * t,
+		 "ahead of now: it stays ahead (the caller waits)");
+	CHECK_EQ(sird_pace_next(next, next + 1000 * t, t),
+		 next + 1000 * t - SIRD_PACE_CATCHUP_NS + t,
+		 "1000 packets late: it lags by 1 ms at most");
+	CHECK_EQ(sird_pace_next(0, 10, t), t,
+		 "near time 0: no underflow");
+	/* a timer 3 packets late: the caller sends while now + one
+	 * packet's slack reaches the clock, 5 packets, the rate kept
+	 */
+	now = next + 3 * t;
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK_EQ(sent, 5, "3 packets late: 3 made up, plus one due, plus slack");
+	now += 10 * t;
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK_EQ(sent, 10, "10 packets late: 10 sent, the rate kept");
+	now += 1000 * t;
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK(sent >= (int)cap && sent <= (int)cap + 2,
+	      "1000 packets late: a burst of the 1 ms cap (and slack) at most");
+	c.rate_bps = 10000000000ULL;	/* 10 Gbit/s: 1.2 us a packet */
+	t = sird_pace_ns(&c, MSS);
+	next = 10000000;
+	now = next + 100 * t;		/* a timer 0.12 ms late */
+	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
+		next = sird_pace_next(next, now, t);
+	CHECK(sent >= 100, "10 Gbit/s, 100 packets late: all made up (a cap in packets kept the rate at the timer's)");
+	c.rate_bps = 8000000ULL;	/* 1.46 ms a packet */
+	t = sird_pace_ns(&c, MSS);
+	CHECK_EQ(sird_pace_next(0, 100 * t, t),
+		 100 * t - SIRD_PACE_CATCHUP_NS + t,
+		 "8 Mbit/s: it lags by 1 ms at most, less than a packet");
+}
+
+/* The byte clock: credit is due once the bytes out before it arrived */
+static void test_due(void)
+{
+	u64 due = sird_due(5000, 3000);
+	u64 wrap = sird_due(~0ULL - 999, 3000);
+
+	CHECK(sird_before_due(7999, due) && !sird_before_due(8000, due) &&
+	      !sird_before_due(9000, due),
+	      "granted at 5000 with 3000 out: queued until 8000 arrived");
+	CHECK(sird_before_due(~0ULL, wrap) && sird_before_due(1999, wrap) &&
+	      !sird_before_due(2000, wrap),
+	      "the clock may wrap: due 2000 bytes past the wrap");
+}
+
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
@@ -220,9 +337,13 @@ static void test_sender(void)
 int main(void)
 {
 	test_unsched();
+	test_unsched_allowed();
+	test_link_sizes();
 	test_aimd();
 	test_grant();
 	test_pace();
+	test_pace_catchup();
+	test_due();
 	test_sender();
 	return unit_done();
 }
