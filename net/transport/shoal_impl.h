@@ -85,6 +85,12 @@ enum shoal_stat {
 					   */
 	SHOAL_STAT_RX_DROP_BOUNCE_STALE, /* of which for bytes acknowledged */
 	SHOAL_STAT_RX_DROP_BOUNCE_BAD,	/* of which not a packet we sent */
+	SHOAL_STAT_RX_BUSY_NOTHELD,	/* new messages refused for now, told
+					 * so (BUSY NOTHELD)
+					 */
+	SHOAL_STAT_TX_NOTHELD,		/* of ours, refused for now: sent
+					 * again under credit
+					 */
 	SHOAL_STAT_RX_QUIET_QUEUED,	/* quiet intervals not taken as loss:
 					 * data granted earlier still arriving
 					 */
