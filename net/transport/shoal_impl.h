@@ -46,6 +46,9 @@ enum shoal_stat {
 	SHOAL_STAT_RX_DUP_PACKETS,	/* DATA with no new byte */
 	SHOAL_STAT_RX_DUP_BYTES,	/* payload bytes that arrived again */
 	SHOAL_STAT_RX_RESEND_TRIMMED,	/* RESENDs at once for trimmed data */
+	SHOAL_STAT_RX_RESEND_RCVBUF,	/* ranges dropped for want of memory,
+					 * asked again when it frees
+					 */
 	SHOAL_STAT_RX_RESEND_QUIET,	/* RESENDs after a quiet interval */
 	SHOAL_STAT_RX_MSGS,		/* messages complete */
 	SHOAL_STAT_RX_DONE_NOMEM,	/* read, but no memory to remember */

@@ -263,11 +263,14 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 	sk->sk_data_ready(sk);
 }
 
-/* What a trimmed packet lost is owed at once: the pacer asks for it again
- * before any new credit, without waiting for a timeout
+/* What a packet we could not keep lost (a switch trimmed it, or the
+ * socket had no memory for it) is owed at once: the pacer asks for it
+ * again before any new credit, as soon as the socket has room for it
+ * (a read makes room and kicks the pacer), without waiting for a
+ * timeout.  Returns the ranges owed.
  */
-static void shoal_in_trimmed(struct shoal_sock *ss, struct shoal_imsg *m,
-			     const struct shoal_wire_pkt *pkt)
+static u32 shoal_in_owe(struct shoal_sock *ss, struct shoal_imsg *m,
+			const struct shoal_wire_pkt *pkt)
 {
 	struct shoal_range r[4];
 	u32 n, back = 0;
@@ -277,7 +280,7 @@ static void shoal_in_trimmed(struct shoal_sock *ss, struct shoal_imsg *m,
 	if (pkt->flags & (SHOAL_F_SCHED | SHOAL_F_RETX))
 		back = pkt->payload_len;	/* it came on credit */
 	shoal_credit_trimmed(&ss->sn->sird, &m->credit, back, r, n);
-	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_TRIMMED, n);
+	return n;
 }
 
 /* A DATA packet of @m; consumes @skb */
@@ -291,13 +294,16 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	s64 fresh;
 
 	if (pkt->trimmed) {
-		shoal_in_trimmed(ss, m, pkt);
+		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_TRIMMED,
+			       shoal_in_owe(ss, m, pkt));
 		goto drop;
 	}
 	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
 	    READ_ONCE(sk->sk_rcvbuf)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 		ss->stats.rx_drop_rcvbuf++;
+		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_RCVBUF,
+			       shoal_in_owe(ss, m, pkt));
 		goto drop;
 	}
 	fresh = shoal_rx_add(&m->rx, pkt->offset, pkt->payload_len);

@@ -26,6 +26,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_DUP_PACKETS] = "rx_dup_packets",
 	[SHOAL_STAT_RX_DUP_BYTES] = "rx_dup_bytes",
 	[SHOAL_STAT_RX_RESEND_TRIMMED] = "rx_resend_trimmed",
+	[SHOAL_STAT_RX_RESEND_RCVBUF] = "rx_resend_rcvbuf",
 	[SHOAL_STAT_RX_RESEND_QUIET] = "rx_resend_quiet",
 	[SHOAL_STAT_RX_MSGS] = "rx_msgs",
 	[SHOAL_STAT_RX_DONE_NOMEM] = "rx_done_nomem",

@@ -11,7 +11,8 @@
 #   1. While the socket is full it refuses new messages, and answers each
 #      one's CREDIT_REQ or first DATA with BUSY NOTHELD (rx_busy_notheld);
 #      the senders keep those messages and start them again under credit
-#      (tx_notheld).
+#      (tx_notheld).  DATA of messages it holds but has no memory for is
+#      owed, and asked for again once it reads (rx_resend_rcvbuf).
 #   2. Once it reads, every message arrives intact and once; none failed
 #      or timed out at the senders.
 # shellcheck source-path=SCRIPTDIR
@@ -84,6 +85,8 @@ done
 total=$((N * MSGS))
 tap_ok "${rx_rx_busy_notheld:-0} > 0 && ${tx1_tx_notheld:-0} > 0" \
 	"a full receiver refused messages and said so (rx_busy_notheld ${rx_rx_busy_notheld:-0}, sender 1's tx_notheld ${tx1_tx_notheld:-0})"
+tap_ok "${rx_rx_resend_rcvbuf:-0} > 0" \
+	"DATA it had no memory for was owed, to be asked for again (rx_resend_rcvbuf ${rx_rx_resend_rcvbuf:-0})"
 tap_ok "$good == $total && $bad == 0 && $dups == 0" \
 	"every message arrives intact, once, once it reads (good $good of $total, bad $bad, dup $dups)"
 tap_ok "$acked == $total && $failed == 0 && ${tx1_tx_timeout:-0} == 0" \
