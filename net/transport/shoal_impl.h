@@ -46,6 +46,9 @@ enum shoal_stat {
 	SHOAL_STAT_RX_DUP_PACKETS,	/* DATA with no new byte */
 	SHOAL_STAT_RX_DUP_BYTES,	/* payload bytes that arrived again */
 	SHOAL_STAT_RX_RESEND_TRIMMED,	/* RESENDs at once for trimmed data */
+	SHOAL_STAT_RX_RESEND_RCVBUF,	/* ranges dropped for want of memory,
+					 * asked again when it frees
+					 */
 	SHOAL_STAT_RX_RESEND_QUIET,	/* RESENDs after a quiet interval */
 	SHOAL_STAT_RX_MSGS,		/* messages complete */
 	SHOAL_STAT_RX_DONE_NOMEM,	/* read, but no memory to remember */
@@ -85,6 +88,12 @@ enum shoal_stat {
 					   */
 	SHOAL_STAT_RX_DROP_BOUNCE_STALE, /* of which for bytes acknowledged */
 	SHOAL_STAT_RX_DROP_BOUNCE_BAD,	/* of which not a packet we sent */
+	SHOAL_STAT_RX_BUSY_NOTHELD,	/* new messages refused for now, told
+					 * so (BUSY NOTHELD)
+					 */
+	SHOAL_STAT_TX_NOTHELD,		/* of ours, refused for now: sent
+					 * again under credit
+					 */
 	SHOAL_STAT_RX_QUIET_QUEUED,	/* quiet intervals not taken as loss:
 					 * data granted earlier still arriving
 					 */

@@ -182,6 +182,9 @@ static void shoal_in_reply(struct shoal_sock *ss,
 		   }, q);
 }
 
+/* A new message named by @pkt; ERR_PTR(-ENOBUFS) when the socket cannot
+ * take one now (too many, or its memory is full), -ENOMEM without memory
+ */
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 					 const struct shoal_wire_pkt *pkt,
 					 const struct shoal_addr *src,
@@ -196,10 +199,10 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	 */
 	if (atomic_read(&sk->sk_rmem_alloc) + SHOAL_IMSG_CHARGE >
 	    READ_ONCE(sk->sk_rcvbuf) || ss->nr_receiving >= SHOAL_RECEIVING_MAX)
-		return NULL;
+		return ERR_PTR(-ENOBUFS);
 	m = kzalloc(sizeof(*m), GFP_ATOMIC);
 	if (!m)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	/* named first: the pacer may credit it as soon as it is attached */
 	m->src = *src;
 	m->local = *local;
@@ -210,7 +213,7 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	if (shoal_credit_attach(&ss->sn->sird, &m->credit, ss, &src->ip,
 				pkt->msg_len, unasked)) {
 		kfree(m);
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	}
 	atomic_add(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
 	m->state = SHOAL_IN_RECEIVING;
@@ -260,11 +263,14 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 	sk->sk_data_ready(sk);
 }
 
-/* What a trimmed packet lost is owed at once: the pacer asks for it again
- * before any new credit, without waiting for a timeout
+/* What a packet we could not keep lost (a switch trimmed it, or the
+ * socket had no memory for it) is owed at once: the pacer asks for it
+ * again before any new credit, as soon as the socket has room for it
+ * (a read makes room and kicks the pacer), without waiting for a
+ * timeout.  Returns the ranges owed.
  */
-static void shoal_in_trimmed(struct shoal_sock *ss, struct shoal_imsg *m,
-			     const struct shoal_wire_pkt *pkt)
+static u32 shoal_in_owe(struct shoal_sock *ss, struct shoal_imsg *m,
+			const struct shoal_wire_pkt *pkt)
 {
 	struct shoal_range r[4];
 	u32 n, back = 0;
@@ -274,7 +280,7 @@ static void shoal_in_trimmed(struct shoal_sock *ss, struct shoal_imsg *m,
 	if (pkt->flags & (SHOAL_F_SCHED | SHOAL_F_RETX))
 		back = pkt->payload_len;	/* it came on credit */
 	shoal_credit_trimmed(&ss->sn->sird, &m->credit, back, r, n);
-	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_TRIMMED, n);
+	return n;
 }
 
 /* A DATA packet of @m; consumes @skb */
@@ -288,13 +294,16 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	s64 fresh;
 
 	if (pkt->trimmed) {
-		shoal_in_trimmed(ss, m, pkt);
+		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_TRIMMED,
+			       shoal_in_owe(ss, m, pkt));
 		goto drop;
 	}
 	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
 	    READ_ONCE(sk->sk_rcvbuf)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 		ss->stats.rx_drop_rcvbuf++;
+		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_RCVBUF,
+			       shoal_in_owe(ss, m, pkt));
 		goto drop;
 	}
 	fresh = shoal_rx_add(&m->rx, pkt->offset, pkt->payload_len);
@@ -394,9 +403,19 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		}
 		m = shoal_imsg_new(ss, pkt, src, local);
 		created = true;
-		if (!m) {
+		if (IS_ERR(m)) {
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 			ss->stats.rx_drop_rcvbuf++;
+			/* alive but full: not silence, which would time the
+			 * message out.  Once per announcement or probe (its
+			 * CREDIT_REQ, or its first DATA), not per packet.
+			 */
+			if (PTR_ERR(m) == -ENOBUFS &&
+			    (pkt->type == SHOAL_T_CREDIT_REQ || !pkt->offset)) {
+				shoal_in_reply(ss, pkt, src, local, SHOAL_T_BUSY,
+					       SHOAL_BUSY_NOTHELD, q);
+				shoal_stat_inc(sn, SHOAL_STAT_RX_BUSY_NOTHELD);
+			}
 			goto drop;
 		}
 	}

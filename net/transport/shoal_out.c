@@ -400,6 +400,27 @@ void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
 		shoal_omsg_acked(ss, m);
 }
 
+/* The receiver is alive but has not taken SIRD message @m (BUSY with
+ * NOTHELD: it receives too many, or its memory is full): what @m sent
+ * unasked was dropped.  Unless credit came since (then the receiver took
+ * it, and this answer is old), @m starts again under credit: nothing
+ * sent, nothing unscheduled (its bytes leave the allowance to that host
+ * to others), and its probes, one every two intervals, ask for credit
+ * from its first byte until the receiver takes it.  Sending the prefix
+ * again unasked would add to the queue of a receiver that said it is
+ * full.  PL2's messages keep their bursts: the answer is only news.
+ */
+static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
+{
+	if (ss->pl2 || m->credited || m->tx.acked)
+		return;
+	m->unsched = 0;
+	m->announced = true;
+	shoal_tx_init(&m->tx, m->len, 0);
+	shoal_sird_tx_update(ss, m);
+	shoal_stat_inc(ss->sn, SHOAL_STAT_TX_NOTHELD);
+}
+
 /* A packet from a receiver about one of our messages, under ss->lock */
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q)
@@ -443,9 +464,11 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	}
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
+		m->credited = true;
 		shoal_tx_authorise(&m->tx, pkt->offset);
 		break;
 	case SHOAL_T_RESEND:
+		m->credited = true;
 		shoal_tx_authorise(&m->tx, pkt->offset + pkt->word);
 		shoal_tx_resend(&m->tx, pkt->offset, pkt->word);
 		break;
@@ -458,7 +481,11 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 						       ECONNREFUSED);
 		ss->inet.sk.sk_write_space(&ss->inet.sk);
 		return;
-	default:		/* BUSY: only news */
+	case SHOAL_T_BUSY:
+		if (pkt->word & SHOAL_BUSY_NOTHELD)
+			shoal_omsg_notheld(ss, m);
+		return;
+	default:
 		return;
 	}
 	shoal_omsg_push(ss, m, q);

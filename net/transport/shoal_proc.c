@@ -26,6 +26,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_DUP_PACKETS] = "rx_dup_packets",
 	[SHOAL_STAT_RX_DUP_BYTES] = "rx_dup_bytes",
 	[SHOAL_STAT_RX_RESEND_TRIMMED] = "rx_resend_trimmed",
+	[SHOAL_STAT_RX_RESEND_RCVBUF] = "rx_resend_rcvbuf",
 	[SHOAL_STAT_RX_RESEND_QUIET] = "rx_resend_quiet",
 	[SHOAL_STAT_RX_MSGS] = "rx_msgs",
 	[SHOAL_STAT_RX_DONE_NOMEM] = "rx_done_nomem",
@@ -57,6 +58,8 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG] = "rx_drop_bounce_no_msg",
 	[SHOAL_STAT_RX_DROP_BOUNCE_STALE] = "rx_drop_bounce_stale",
 	[SHOAL_STAT_RX_DROP_BOUNCE_BAD] = "rx_drop_bounce_bad",
+	[SHOAL_STAT_RX_BUSY_NOTHELD] = "rx_busy_notheld",
+	[SHOAL_STAT_TX_NOTHELD] = "tx_notheld",
 	[SHOAL_STAT_RX_QUIET_QUEUED] = "rx_quiet_queued",
 	[SHOAL_STAT_TX_UNSCHED_CUT] = "tx_unsched_cut",
 };

@@ -89,6 +89,9 @@ struct shoal_omsg {
 	u8 name_flags;			/* SHOAL_F_REQUEST or _RESPONSE */
 	bool announced;			/* CREDIT_REQ sent or not needed */
 	bool answered;			/* the receiver said something */
+	bool credited;			/* CREDIT or RESEND came: the
+					 * receiver took it
+					 */
 	bool awaiting;			/* a request delivered, on ss->await:
 					 * its data is gone, it waits for the
 					 * response

@@ -58,7 +58,10 @@
  *  RESEND	send bytes offset .. offset + word again (word > 0), at once:
  *		they were trimmed, or are overdue.
  *  BUSY	the receiver has the message but schedules others now: the
- *		sender must not time it out.
+ *		sender must not time it out.  word SHOAL_BUSY_NOTHELD:
+ *		the receiver is alive but cannot take the message yet (it
+ *		receives too many, or its memory is full); the sender asks
+ *		again later, all of it under credit.
  *  UNKNOWN	the receiver will not take this message; word: why, an
  *		errno value (ECONNREFUSED: no socket has the port,
  *		EMSGSIZE: it could never hold the message, ECONNRESET: it
@@ -74,6 +77,9 @@
  *		SHOAL_F_BOUNCED; word: the input port's reservation slot
  *		(high 16 bits) and the output port's (low 16 bits).
  */
+/* BUSY's word */
+#define SHOAL_BUSY_NOTHELD	0x1	/* not taken yet: ask again later */
+
 enum shoal_type {
 	SHOAL_T_DATA = 1,
 	SHOAL_T_CREDIT_REQ = 2,

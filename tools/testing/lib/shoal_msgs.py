@@ -21,7 +21,10 @@
                                              acknowledged (t1, t2)
 
 The protocol is SHOAL_PROTO from the environment: sird (the default) or
-pl2; the two share one socket API.  recv's JSON counts the good messages
+pl2; the two share one socket API.  recv's socket gets SHOAL_RCVBUF bytes
+of receive buffer (SO_RCVBUFFORCE, which the kernel doubles; default 64
+MiB) and reads nothing for SHOAL_READ_DELAY seconds (default 0) once
+bound.  recv's JSON counts the good messages
 of each tag too ("tags": {"TAG": count}).
 
 Every message carries its tag, index and size in its first 16 bytes and a
@@ -86,10 +89,12 @@ def stopped(signum, frame):
 
 def recv(port, count, timeout, ready=None):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, proto())
-    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 64 << 20)
+    s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE,
+                 int(os.environ.get("SHOAL_RCVBUF", 64 << 20)))
     s.bind(("::", port))
     if ready:
         open(ready, "w").close()
+    time.sleep(float(os.environ.get("SHOAL_READ_DELAY", 0)))
     good = bad = 0
     tags = {}
     seen = set()
