@@ -414,6 +414,7 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 {
 	if (ss->pl2 || m->credited || m->tx.acked)
 		return;
+	m->answered = false;	/* not held: BUSY ALL does not cover it */
 	m->unsched = 0;
 	m->announced = true;
 	shoal_tx_init(&m->tx, m->len, 0);

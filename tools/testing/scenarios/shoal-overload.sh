@@ -13,12 +13,12 @@
 # Checks, for each queue:
 #   - no SIRD message fails (ETIMEDOUT, ECONNRESET: both ends are alive
 #     all along) and every RPC is answered once the arrivals stop;
-#   - the port stays busy: at least 70% of its rate delivered while the
+#   - the port stays busy: at least 85% of its rate delivered while the
 #     arrivals last (the tbf's bytes between two samples).  The issue asks
-#     for 90%; 78-87% is measured (Documentation/results/shoal.md): the
-#     credit SIRD has out is B (1.5 x 12.5 KB at 20 Mbit/s x link_rtt_us),
-#     and its round trip is the guest's plus the queue TCP keeps in the
-#     FIFO, so SIRD alone cannot fill what TCP leaves;
+#     for 90%; 91-92% is measured (Documentation/results/shoal.md), 80-83%
+#     while the receiver still sent a BUSY per waiting message each
+#     interval (the guest's CPU went to them); the margin is for a busy
+#     host;
 #   - TCP keeps a share: its goodput at least 10% of the port, half of a
 #     fair fifth.  SIRD's receiver paces credit at the whole link and knows
 #     nothing of TCP; what TCP gets is what a FIFO gives a window against
@@ -141,7 +141,7 @@ EOF
 		"$tag: no SIRD message failed ($s_failed on the error queue, $s_sock_failed counted by the sockets, $st_tx_timeout timed out, $st_tx_rpc_lost requests lost)"
 	tap_ok "s_issued > 0 && s_completed == s_issued && s_unanswered == 0" \
 		"$tag: every SIRD RPC answered ($s_completed of $s_issued)"
-	tap_ok "busy_pct >= 70" "$tag: the port was ${busy_pct}% busy while the arrivals lasted (>= 70%)"
+	tap_ok "busy_pct >= 85" "$tag: the port was ${busy_pct}% busy while the arrivals lasted (>= 85%)"
 	tap_ok "t_pct >= 10" "$tag: TCP's goodput is ${t_pct}% of the port (>= 10%: half a fair fifth)"
 	# one BUSY per sender socket a tick (twice an interval), whatever
 	# its backlog, and at most one answering each probe
