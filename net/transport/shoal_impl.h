@@ -88,6 +88,9 @@ enum shoal_stat {
 					   */
 	SHOAL_STAT_RX_DROP_BOUNCE_STALE, /* of which for bytes acknowledged */
 	SHOAL_STAT_RX_DROP_BOUNCE_BAD,	/* of which not a packet we sent */
+	SHOAL_STAT_RX_BUSY_COVERED,	/* BUSYs not sent: one to the same
+					 * sender socket covered them
+					 */
 	SHOAL_STAT_RX_BUSY_NOTHELD,	/* new messages refused for now, told
 					 * so (BUSY NOTHELD)
 					 */

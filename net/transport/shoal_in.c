@@ -460,6 +460,32 @@ static void shoal_in_resend(struct shoal_sock *ss, struct shoal_imsg *m,
 	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 }
 
+/* The sender sockets told BUSY in one tick: one BUSY each covers all
+ * their messages waiting here (SHOAL_BUSY_ALL), so that the control a
+ * backlog costs grows with the senders, not with their messages.  Past
+ * SHOAL_TICK_PEERS of them, each message is told on its own.
+ */
+#define SHOAL_TICK_PEERS	16
+
+struct shoal_tick_peers {
+	u32 n;
+	struct shoal_addr src[SHOAL_TICK_PEERS];
+};
+
+/* Whether @src is told a BUSY this tick yet; remembers it if not */
+static bool shoal_tick_peer_told(struct shoal_tick_peers *p,
+				 const struct shoal_addr *src)
+{
+	u32 i;
+
+	for (i = 0; i < p->n; i++)
+		if (shoal_addr_eq(&p->src[i], src))
+			return true;
+	if (p->n < SHOAL_TICK_PEERS)
+		p->src[p->n++] = *src;
+	return false;
+}
+
 /* A resend interval passed, under ss->lock: quiet messages give their
  * credit out back (it was lost) and ask for what is missing, or tell their
  * senders they wait for credit; messages whose sender went silent are
@@ -471,6 +497,7 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	u32 ms = READ_ONCE(ss->sn->cfg.resend_ms);
 	u32 limit = READ_ONCE(ss->sn->cfg.timeout_resends);
 	unsigned long ival = msecs_to_jiffies(ms);
+	struct shoal_tick_peers told = { .n = 0 };
 	struct shoal_done *d, *dtmp;
 	struct shoal_imsg *m, *tmp;
 	struct shoal_tick t;
@@ -498,7 +525,12 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_credit_reclaim(&ss->sn->sird, c);
 		switch (t.act) {
 		case SHOAL_TICK_BUSY:
-			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+			if (shoal_tick_peer_told(&told, &m->src))
+				shoal_stat_inc(ss->sn,
+					       SHOAL_STAT_RX_BUSY_COVERED);
+			else
+				shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0,
+					      SHOAL_BUSY_ALL, q);
 			break;
 		case SHOAL_TICK_FORGET:
 			shoal_imsg_free(ss, m);	/* the sender is gone */

@@ -414,11 +414,29 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 {
 	if (ss->pl2 || m->credited || m->tx.acked)
 		return;
+	m->answered = false;	/* not held: BUSY ALL does not cover it */
 	m->unsched = 0;
 	m->announced = true;
 	shoal_tx_init(&m->tx, m->len, 0);
 	shoal_sird_tx_update(ss, m);
 	shoal_stat_inc(ss->sn, SHOAL_STAT_TX_NOTHELD);
+}
+
+/* BUSY with SHOAL_BUSY_ALL from receiver @src: it still holds every
+ * message of ours it answered before, and schedules others; none of
+ * them is silent.  A message it never answered still probes: its
+ * announcement may have been lost.
+ */
+static void shoal_out_busy_all(struct shoal_sock *ss,
+			       const struct shoal_addr *src)
+{
+	struct shoal_omsg *o;
+
+	list_for_each_entry(o, &ss->out_list, node)
+		if (o->answered && shoal_addr_eq(&o->dst, src)) {
+			o->heard = jiffies;
+			o->silent = 0;
+		}
 }
 
 /* A packet from a receiver about one of our messages, under ss->lock */
@@ -484,6 +502,8 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	case SHOAL_T_BUSY:
 		if (pkt->word & SHOAL_BUSY_NOTHELD)
 			shoal_omsg_notheld(ss, m);
+		else if (pkt->word & SHOAL_BUSY_ALL)
+			shoal_out_busy_all(ss, src);
 		return;
 	default:
 		return;

@@ -58,6 +58,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG] = "rx_drop_bounce_no_msg",
 	[SHOAL_STAT_RX_DROP_BOUNCE_STALE] = "rx_drop_bounce_stale",
 	[SHOAL_STAT_RX_DROP_BOUNCE_BAD] = "rx_drop_bounce_bad",
+	[SHOAL_STAT_RX_BUSY_COVERED] = "rx_busy_covered",
 	[SHOAL_STAT_RX_BUSY_NOTHELD] = "rx_busy_notheld",
 	[SHOAL_STAT_TX_NOTHELD] = "tx_notheld",
 	[SHOAL_STAT_RX_QUIET_QUEUED] = "rx_quiet_queued",

@@ -25,7 +25,8 @@
 #      packets leaving while more than ECN bytes wait get CE, which DCTCP
 #      and SIRD's ECN loop read (cubic is not ECN-capable).
 #   2. Overload: BENCH_SHOAL_OVER_SENDERS (4) SIRD senders and one TCP
-#      sender (cubic, then DCTCP: BENCH_SHOAL_OVER_TCP), 60 KB RPCs, each
+#      sender (cubic, then DCTCP: BENCH_SHOAL_OVER_TCP), RPCs of
+#      BENCH_SHOAL_OVER_SIZE (60000) bytes, each
 #      offering BENCH_SHOAL_OVER_LOAD (3) / (senders + 1) of a
 #      BENCH_SHOAL_OVER_MBIT (20) Mbit/s port, through each queue of
 #      BENCH_SHOAL_OVER_QDISCS (label=spec; pfifo limit 1000, the trim
@@ -70,10 +71,10 @@ OVER_LOAD=${BENCH_SHOAL_OVER_LOAD:-3}
 OVER_MBIT=${BENCH_SHOAL_OVER_MBIT:-20}
 OVER_TCP=${BENCH_SHOAL_OVER_TCP:-cubic dctcp}
 OVER_DRAIN=${BENCH_SHOAL_OVER_DRAIN:-30}
+OVER_SIZE=${BENCH_SHOAL_OVER_SIZE:-60000}
 ECN_BYTES=$((ECN_PKTS * 1514))
 TRIM="trim limit $QLIMIT ecn_thresh $ECN_BYTES"
 OVER_QDISCS=${BENCH_SHOAL_OVER_QDISCS:-pfifo=pfifo limit 1000;trim=$TRIM;afq=afq limit 1000}
-SIZE=60000
 PORT=4800
 
 [ "$OVER_N" -lt "$CLIENTS" ] || topo_die "BENCH_SHOAL_OVER_SENDERS must be below the clients"
@@ -205,7 +206,7 @@ over()
 	PIDS=()
 	for ((i = 1; i <= ns + 1; i++)); do
 		client "$i" "$name" "$( ((i <= ns)) && echo sird || echo "$tcp")" \
-			--workload "fixed:$SIZE" --load "$each" --link-mbps "$OVER_MBIT" \
+			--workload "fixed:$OVER_SIZE" --load "$each" --link-mbps "$OVER_MBIT" \
 			--duration "$DUR" --drain "$OVER_DRAIN" --rtt-us 1000
 	done
 	sleep 1
@@ -246,5 +247,6 @@ echo "shoal-trim: $SECONDS s" >&2
 
 # the tables on screen and in DIR/report.txt (build/bench/bench-shoal-trim)
 PYTHONPATH=$TREE/scripts/lib python3 "$TREE/scripts/lib/bench_shoal_trim_report.py" "$DIR" \
-	"$CLIENTS" "$DUR" "$QLIMIT" "$ECN_PKTS" "${SYSCTLS}" "$OVER_MBIT" "$OVER_LOAD" |
+	"$CLIENTS" "$DUR" "$QLIMIT" "$ECN_PKTS" "${SYSCTLS}" "$OVER_MBIT" "$OVER_LOAD" \
+	"$OVER_SIZE" |
 	tee "$DIR/report.txt"

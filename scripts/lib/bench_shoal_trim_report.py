@@ -20,6 +20,7 @@ from shoal_cells import busy, cell, control, failures, goals, jain, ratio, tally
 d, n, dur, qlimit, ecn = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), \
     int(sys.argv[5])
 sysctls, over_mbit, over_load = sys.argv[6], float(sys.argv[7]), float(sys.argv[8])
+over_size = int(sys.argv[9]) if len(sys.argv) > 9 else 60000
 
 
 def f(v, fmt="%.1f"):
@@ -157,8 +158,8 @@ over = lines(d + "/over")
 if not over:
     sys.exit(0)
 print()
-print("Overload: SIRD senders and one TCP sender, 60 KB RPCs, each offering %g / senders of a"
-      " %g Mbit/s port" % (over_load, over_mbit))
+print("Overload: SIRD senders and one TCP sender, %d-byte RPCs, each offering %g / senders of a"
+      " %g Mbit/s port" % (over_size, over_load, over_mbit))
 print("(%gx in all); goodput: all senders', Mbit/s; busy: the port's bytes sent over the arrivals' second to last second, at"
       " the rate;" % over_load)
 print("share: of what the receiver got from the senders in that time; Jain over the senders'"

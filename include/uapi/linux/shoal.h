@@ -61,7 +61,10 @@
  *		sender must not time it out.  word SHOAL_BUSY_NOTHELD:
  *		the receiver is alive but cannot take the message yet (it
  *		receives too many, or its memory is full); the sender asks
- *		again later, all of it under credit.
+ *		again later, all of it under credit.  word SHOAL_BUSY_ALL:
+ *		the same holds for every other message of the sending
+ *		socket to this receiver that the receiver answered before
+ *		(one BUSY a resend interval covers a socket's backlog).
  *  UNKNOWN	the receiver will not take this message; word: why, an
  *		errno value (ECONNREFUSED: no socket has the port,
  *		EMSGSIZE: it could never hold the message, ECONNRESET: it
@@ -79,6 +82,9 @@
  */
 /* BUSY's word */
 #define SHOAL_BUSY_NOTHELD	0x1	/* not taken yet: ask again later */
+#define SHOAL_BUSY_ALL		0x2	/* and every message of the sending
+					 * socket the receiver told of before
+					 */
 
 enum shoal_type {
 	SHOAL_T_DATA = 1,

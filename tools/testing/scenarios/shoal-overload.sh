@@ -13,24 +13,29 @@
 # Checks, for each queue:
 #   - no SIRD message fails (ETIMEDOUT, ECONNRESET: both ends are alive
 #     all along) and every RPC is answered once the arrivals stop;
-#   - the port stays busy: at least 70% of its rate delivered while the
+#   - the port stays busy: at least 85% of its rate delivered while the
 #     arrivals last (the tbf's bytes between two samples).  The issue asks
-#     for 90%; 78-87% is measured (Documentation/results/shoal.md): the
-#     credit SIRD has out is B (1.5 x 12.5 KB at 20 Mbit/s x link_rtt_us),
-#     and its round trip is the guest's plus the queue TCP keeps in the
-#     FIFO, so SIRD alone cannot fill what TCP leaves;
+#     for 90%; 91-92% is measured (Documentation/results/shoal.md), 80-83%
+#     while the receiver still sent a BUSY per waiting message each
+#     interval (the guest's CPU went to them); the margin is for a busy
+#     host;
 #   - TCP keeps a share: its goodput at least 10% of the port, half of a
 #     fair fifth.  SIRD's receiver paces credit at the whole link and knows
 #     nothing of TCP; what TCP gets is what a FIFO gives a window against
 #     SIRD's bounded bytes in flight.  Without the allowance the SIRD
 #     senders' unscheduled messages alone fill any queue (the issue's
 #     pfifo run: TCP never had its first SYN answered).
+#   - control stays bounded: at most two BUSYs a resend interval per
+#     sender socket (one per tick of the receiver's, which ticks twice an
+#     interval), plus one per CREDIT_REQ a sender sent (a probe is
+#     answered), however many messages wait;
 #   - the prefixes the allowance cut are reported, not checked: at 20
 #     Mbit/s a 60 KB message is above unsch_thresh (12500) and scheduled
 #     anyway.  With 10 KB messages (under it) the allowance cuts nearly
-#     every prefix, but the receiver's per-message control (a BUSY per
-#     waiting message each interval, the senders' probes) grows with the
-#     backlog and the guest collapses (results/shoal.md): not solved.
+#     every prefix; before a BUSY covered a sender socket's backlog and a
+#     full receiver answered NOTHELD, the receiver's per-message control
+#     grew with the backlog and the guest collapsed (results/shoal.md).
+#     Not run here.
 # Documentation/shoal.md ("How a message travels") has the why;
 # Documentation/results/shoal.md the numbers.
 # shellcheck source-path=SCRIPTDIR
@@ -52,11 +57,12 @@ TSIZE=60000		# TCP's
 LOAD=0.6		# each sender's share of the port
 DUR=${OVERLOAD_SECONDS:-5}
 PORT=4800
+RESEND_MS=50
 N=$((NSIRD + 1))	# the last sender sends over TCP
 
 VM_OUT=${OUT:-$TOPO_TMP} perf_fabric shoal-overload "$N"
 topo_modules sch_afq
-perf_on_hosts sysctl -qw net.shoal.link_mbps=$LINK net.shoal.resend_ms=50 ||
+perf_on_hosts sysctl -qw net.shoal.link_mbps=$LINK net.shoal.resend_ms=$RESEND_MS ||
 	topo_die "the hosts' sysctls"
 
 # client I PROTO TAG SIZE: a shoal-perf client on sender I, in the
@@ -74,7 +80,7 @@ client()
 # r0 under QDISC; then the checks
 run()
 {
-	local tag=$1 i pids=()
+	local tag=$1 i pids=() t0 t1
 
 	shift
 	topo_link_qdisc "${LINK}mbit" "$(perf_burst "$LINK")" 10000000 "$@" ||
@@ -82,6 +88,7 @@ run()
 	perf_shoal_stats "$DIR/$tag.st0"
 	perf_server "$tag-sird" sird "$PORT"
 	perf_server "$tag-tcp" tcp "$PORT"
+	t0=$(date +%s%N)
 	for ((i = 1; i <= NSIRD; i++)); do
 		client "$i" sird "$tag" "$SIZE"
 	done
@@ -92,6 +99,7 @@ run()
 	topo_nap $((DUR - 1))
 	perf_port_sample "$DIR/$tag.port"
 	wait "${pids[@]}"
+	t1=$(date +%s%N)
 	topo_qdisc_save "$DIR/$tag.qdisc"
 	perf_shoal_stats "$DIR/$tag.st1"
 	perf_servers_stop
@@ -133,8 +141,13 @@ EOF
 		"$tag: no SIRD message failed ($s_failed on the error queue, $s_sock_failed counted by the sockets, $st_tx_timeout timed out, $st_tx_rpc_lost requests lost)"
 	tap_ok "s_issued > 0 && s_completed == s_issued && s_unanswered == 0" \
 		"$tag: every SIRD RPC answered ($s_completed of $s_issued)"
-	tap_ok "busy_pct >= 70" "$tag: the port was ${busy_pct}% busy while the arrivals lasted (>= 70%)"
+	tap_ok "busy_pct >= 85" "$tag: the port was ${busy_pct}% busy while the arrivals lasted (>= 85%)"
 	tap_ok "t_pct >= 10" "$tag: TCP's goodput is ${t_pct}% of the port (>= 10%: half a fair fifth)"
+	# one BUSY per sender socket a tick (twice an interval), whatever
+	# its backlog, and at most one answering each probe
+	busy_max=$(((t1 - t0) / 1000000 * 2 * NSIRD / RESEND_MS + st_tx_credit_req))
+	tap_ok "st_tx_busy <= busy_max" \
+		"$tag: $st_tx_busy BUSYs for $NSIRD sender sockets over $(((t1 - t0) / 1000000)) ms (<= $busy_max: two a resend interval each, plus one a CREDIT_REQ)"
 }
 
 run pfifo pfifo limit 1000
