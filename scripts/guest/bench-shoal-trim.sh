@@ -5,22 +5,24 @@
 # bench` (issue 22's goals), inside the VM.  BENCH_SHOAL_TRIM_CLIENTS (8)
 # sender namespaces -> switch namespace -> one receiver namespace; the
 # switch port towards the receiver is the bottleneck (a tbf at the link
-# rate, its burst perf_burst's).  SIRD's hosts get BENCH_SHOAL_TRIM_SYSCTLS
+# rate, its burst perf_burst's).  Shoal's hosts get BENCH_SHOAL_TRIM_SYSCTLS
 # ("LINK" in it is the link's rate: by default net.shoal.link_mbps, which
-# SIRD's pacers and sizes follow, and a 50 ms resend interval, the rest
-# the module's defaults).
+# SIRD's pacers and sizes and PL2's rate follow, and a 50 ms resend
+# interval, the rest the module's defaults).
 #
 #   1. Trimming: every workload of BENCH_SHOAL_TRIM_WORKLOADS (fixed:60000,
 #      an incast of 60 KB RPCs; W3; W4; none: no trimming runs) at every load of
 #      BENCH_SHOAL_TRIM_LOADS (0.5 0.8 0.95), at its link rate
-#      (BENCH_SHOAL_TRIM_LINKS), SIRD then TCP cubic then DCTCP
-#      (BENCH_SHOAL_TRIM_TRANSPORTS) over the same seeded Poisson arrivals,
+#      (BENCH_SHOAL_TRIM_LINKS), SIRD, PL2 (with tools/pl2-switch on the
+#      switch's ports, its slot a full frame at the link's rate), TCP cubic
+#      and DCTCP (BENCH_SHOAL_TRIM_TRANSPORTS) over the same seeded
+#      Poisson arrivals,
 #      BENCH_SHOAL_TRIM_SECONDS (6) a run, all senders at once, through
 #
 #        trim limit QLIMIT ecn_thresh ECN
 #
 #      (BENCH_SHOAL_TRIM_QLIMIT 12 packets, BENCH_SHOAL_TRIM_ECN 4 full
-#      packets' bytes): trim cuts SIRD's DATA to headers (it takes UDP);
+#      packets' bytes): trim cuts Shoal's DATA to headers (it takes UDP);
 #      TCP is not eligible and is dropped at the same 12 packets; ECT
 #      packets leaving while more than ECN bytes wait get CE, which DCTCP
 #      and SIRD's ECN loop read (cubic is not ECN-capable).
@@ -61,7 +63,7 @@ LOADS=${BENCH_SHOAL_TRIM_LOADS:-0.5 0.8 0.95}
 # Mbit/s: what the guest keeps up with under TCG (about a thousand RPCs a
 # second in all: W3's 2.9 KB mean at 95% of 10 Mbit/s asks for 400)
 LINKS=${BENCH_SHOAL_TRIM_LINKS:-fixed:60000=50 W3=10 W4=50}
-TRANSPORTS=${BENCH_SHOAL_TRIM_TRANSPORTS:-sird cubic dctcp}
+TRANSPORTS=${BENCH_SHOAL_TRIM_TRANSPORTS:-sird pl2 cubic dctcp}
 DUR=${BENCH_SHOAL_TRIM_SECONDS:-6}
 QLIMIT=${BENCH_SHOAL_TRIM_QLIMIT:-12}
 ECN_PKTS=${BENCH_SHOAL_TRIM_ECN:-4}
@@ -90,8 +92,9 @@ sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
 # the servers stay up throughout, as in bench-shoal.sh: SIRD on PORT, a TCP
 # listener per congestion control, each started under it (a server takes
 # ECN only from a listener that needs it)
-declare -A SPORT=([sird]=$PORT [cubic]=$PORT [dctcp]=$((PORT + 1)))
+declare -A SPORT=([sird]=$PORT [cubic]=$PORT [dctcp]=$((PORT + 1)) [pl2]=$((PORT + 2)))
 perf_server sird sird "${SPORT[sird]}"
+perf_server pl2 pl2 "${SPORT[pl2]}"
 perf_cc dctcp
 perf_server dctcp tcp "${SPORT[dctcp]}"
 perf_cc cubic
@@ -117,17 +120,23 @@ client()
 	local i=$1 name=$2 t=$3 proto=tcp
 
 	shift 3
-	[ "$t" = sird ] && proto=sird
+	shoal "$t" && proto=$t
 	ip netns exec "$(topo_sender_ns "$i")" "$PERF" client --proto "$proto" \
 		--server "$SRV:${SPORT[$t]}" --json --seed "$i" "$@" \
 		>"$DIR/$name-$i.json" 2>"$DIR/$name-$i.txt" &
 	PIDS+=($!)
 }
 
+# shoal TRANSPORT: whether it is one of Shoal's (sird, pl2), not TCP
+shoal()
+{
+	[ "$1" = sird ] || [ "$1" = pl2 ]
+}
+
 # cc TRANSPORT: the hosts' congestion control for a TCP transport
 cc()
 {
-	if [ "$1" != sird ] && [ "$1" != "$CC" ]; then
+	if ! shoal "$1" && [ "$1" != "$CC" ]; then
 		perf_cc "$1"
 		CC=$1
 	fi
@@ -164,7 +173,11 @@ for w in $WORKLOADS; do
 		for load in $LOADS; do
 			name="trim-${w//:/}-$load-$t"
 			port "$link" $TRIM
-			[ "$t" = sird ] && stats_before "$name"
+			# PL2's switch program on every switch port, its slot
+			# a full frame at the link's rate
+			[ "$t" = pl2 ] &&
+				perf_pl2_attach --slot-ns $((1514 * 8 * 1000 / link))
+			shoal "$t" && stats_before "$name"
 			PIDS=()
 			for ((i = 1; i <= CLIENTS; i++)); do
 				client "$i" "$name" "$t" --workload "$w" \
@@ -172,8 +185,12 @@ for w in $WORKLOADS; do
 					--link-mbps "$link" --duration "$DUR" --drain 30 --rtt-us 1000
 			done
 			wait "${PIDS[@]}"
-			[ "$t" = sird ] && stats_after "$name"
+			shoal "$t" && stats_after "$name"
 			topo_qdisc_save "$DIR/$name.qdisc"
+			if [ "$t" = pl2 ]; then
+				perf_pl2_show "$DIR/$name.switch"
+				perf_pl2_detach
+			fi
 			echo "$w $load $t $link $name" >>"$DIR/runs"
 		done
 	done

@@ -21,6 +21,8 @@ d, n, dur, qlimit, ecn = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.arg
     int(sys.argv[5])
 sysctls, over_mbit, over_load = sys.argv[6], float(sys.argv[7]), float(sys.argv[8])
 over_size = int(sys.argv[9]) if len(sys.argv) > 9 else 60000
+SHOAL = ("sird", "pl2")  # message transports, judged against
+TCPS = ("cubic", "dctcp")  # the TCPs on the same port and arrivals
 
 
 def f(v, fmt="%.1f"):
@@ -47,15 +49,17 @@ def lines(path):
 screen = sys.stdout
 if not lines(d + "/runs"):
     sys.stdout = io.StringIO()
-print("Shoal over trimming ports: SIRD (shoal.ko) against TCP cubic and DCTCP, %d sender hosts"
-      " -> switch -> 1 receiver host" % n)
+print("Shoal over trimming ports: SIRD and PL2 (shoal.ko; PL2 with its switch program on the"
+      " switch's ports) against TCP cubic and DCTCP, %d sender hosts -> switch -> 1 receiver"
+      " host" % n)
 print("switch port: tbf at the link rate over trim limit %d ecn_thresh %d full packets' bytes:"
       % (qlimit, ecn))
-print("SIRD's DATA trimmed to headers; TCP (not UDP) dropped at %d packets; CE above the"
+print("Shoal's DATA trimmed to headers; TCP (not UDP) dropped at %d packets; CE above the"
       " threshold (DCTCP, SIRD)" % qlimit)
-print("SIRD's hosts: %s (LINK: the link's rate), the rest the module's defaults" % sysctls)
-print("%s s of seeded Poisson arrivals a run, the same for the three; completion time: the request"
-      " sent until its answer" % dur)
+print("Shoal's hosts: %s (LINK: the link's rate; SIRD's pacers and sizes and PL2's rate follow"
+      " it), the rest the module's defaults" % sysctls)
+print("%s s of seeded Poisson arrivals a run, the same for every transport; completion time: the"
+      " request sent until its answer" % dur)
 print()
 hdr = "%-12s %4s %4s %-5s %7s %9s %9s %12s %6s %6s %5s %6s %6s" % (
     "workload", "load", "Mbit", "proto", "goodput", "p50 ms", "p99 ms", "msgs", "trims",
@@ -64,7 +68,7 @@ print(hdr)
 print("(goodput: Mbit/s, every sender's answered bytes over the longest sender's time;")
 print(" p50, p99: of every sender's completion times together, nearest rank; * the median of the")
 print(" senders' medians and the worst sender's p99, from a shoal-perf that lists no times;")
-print(" msgs: issued (failed/unanswered); trims, drops, marks: the port's; ctl/pk: SIRD's"
+print(" msgs: issued (failed/unanswered); trims, drops, marks: the port's; ctl/pk: Shoal's"
       " control packets")
 print(" per DATA packet, ctl B: their bytes over DATA's, on the wire: control is every Shoal"
       " packet")
@@ -78,11 +82,11 @@ for w, ld, t, link, name in lines(d + "/runs"):
     r["drops"] = kid.get("drops") if kid else None
     r["marks"] = kid.get("ecn_mark") if kid else None
     r["ctl"] = None
-    if t == "sird":
+    if t in SHOAL:
         r["ctl"] = control(stats("%s/%s.stats0" % (d, name)), stats("%s/%s.stats1" % (d, name)))
     cells.setdefault((w, ld, link), {})[t] = r
 for (w, ld, link), ps in cells.items():
-    for t in ("sird", "cubic", "dctcp"):
+    for t in SHOAL + TCPS:
         r = ps.get(t)
         if not r:
             continue
@@ -104,28 +108,6 @@ for w, ld, t, r in lost:
 print("(!N: N senders gave no result)")
 print()
 
-print("SIRD against each TCP, per cell: p99 and p50 of completion times, goodput (SIRD / TCP)")
-vs = {"cubic": {"p99": [], "p50": [], "gp": [], "complete": []},
-      "dctcp": {"p99": [], "p50": [], "gp": [], "complete": []}}
-ctl = []
-for (w, ld, link), ps in cells.items():
-    s = ps.get("sird")
-    if not s:
-        continue
-    if s["ctl"] and s["ctl"][3] is not None:
-        ctl.append((s["ctl"][2], s["ctl"][3]))
-    out = []
-    for t in ("cubic", "dctcp"):
-        if t not in ps:
-            continue
-        g = goals(s, ps[t])
-        for k in vs[t]:
-            vs[t][k].append(g[k][1])
-        out.append("%s p99 %s p50 %s goodput %s" % (t, g["p99"][2], g["p50"][2], g["gp"][2]))
-    print("  %-12s %4s: %s" % (w, ld, "; ".join(out)))
-print()
-
-
 def summ(vals):
     v = [x for x in vals if x is not None]
     if not v:
@@ -133,24 +115,50 @@ def summ(vals):
     return "median %.2fx (%.2f-%.2f)" % (statistics.median(v), min(v), max(v))
 
 
-if cells:
-    print(tally("every SIRD message completes",
-                vs["cubic"]["complete"] or vs["dctcp"]["complete"]))
-for t in ("cubic", "dctcp"):
-    if not vs[t]["p99"]:
+# each Shoal transport against each TCP, cell by cell, then the goals
+for st in SHOAL:
+    if not any(st in ps for ps in cells.values()):
         continue
-    name = "TCP cubic" if t == "cubic" else "DCTCP"
-    print("issue 22's goals against %s%s:" % (name, "" if t == "cubic" else
-                                              " (the issue sets them against cubic; the same"
-                                              " bars)"))
-    print("  " + tally("p99 at most half of %s's" % name, vs[t]["p99"]))
-    print("  " + tally("p50 no worse than %s's" % name, vs[t]["p50"]))
-    print("  " + tally("goodput at least %s's (within 2%%: the same arrivals)" % name, vs[t]["gp"]))
-if ctl:
-    print("SIRD's control, over the cells: %.2f-%.2f packets per DATA packet, %.1f-%.1f%% of"
-          " DATA's bytes on the wire (the issue asks for a bounded share and sets no bound:"
-          " these are it)" % (min(c[0] for c in ctl), max(c[0] for c in ctl),
-                              100 * min(c[1] for c in ctl), 100 * max(c[1] for c in ctl)))
+    name_s = st.upper()
+    print("%s against each TCP, per cell: p99 and p50 of completion times, goodput (%s / TCP)"
+          % (name_s, name_s))
+    vs = {t: {"p99": [], "p50": [], "gp": [], "complete": []} for t in TCPS}
+    ctl = []
+    for (w, ld, link), ps in cells.items():
+        s = ps.get(st)
+        if not s:
+            continue
+        if s["ctl"] and s["ctl"][3] is not None:
+            ctl.append((s["ctl"][2], s["ctl"][3]))
+        out = []
+        for t in TCPS:
+            if t not in ps:
+                continue
+            g = goals(s, ps[t])
+            for k in vs[t]:
+                vs[t][k].append(g[k][1])
+            out.append("%s p99 %s p50 %s goodput %s" % (t, g["p99"][2], g["p50"][2], g["gp"][2]))
+        print("  %-12s %4s: %s" % (w, ld, "; ".join(out)))
+    print()
+    print(tally("every %s message completes" % name_s,
+                vs["cubic"]["complete"] or vs["dctcp"]["complete"]))
+    for t in TCPS:
+        if not vs[t]["p99"]:
+            continue
+        name = "TCP cubic" if t == "cubic" else "DCTCP"
+        print("issue 22's goals, %s against %s%s:" % (
+            name_s, name, "" if t == "cubic" else
+            " (the issue sets them against cubic; the same bars)"))
+        print("  " + tally("p99 at most half of %s's" % name, vs[t]["p99"]))
+        print("  " + tally("p50 no worse than %s's" % name, vs[t]["p50"]))
+        print("  " + tally("goodput at least %s's (within 2%%: the same arrivals)" % name,
+                           vs[t]["gp"]))
+    if ctl:
+        print("%s's control, over the cells: %.2f-%.2f packets per DATA packet, %.1f-%.1f%% of"
+              " DATA's bytes on the wire (the issue asks for a bounded share and sets no bound:"
+              " these are it)" % (name_s, min(c[0] for c in ctl), max(c[0] for c in ctl),
+                                  100 * min(c[1] for c in ctl), 100 * max(c[1] for c in ctl)))
+    print()
 
 # ---- overload ----
 sys.stdout = screen
