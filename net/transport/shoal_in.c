@@ -322,6 +322,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	}
 	m->heard = jiffies;
 	m->quiet = 0;
+	m->deferred = 0;
 	if (fresh < pkt->payload_len) {
 		shoal_stat_add(sn, SHOAL_STAT_RX_DUP_BYTES,
 			       pkt->payload_len - fresh);
@@ -460,6 +461,13 @@ static void shoal_in_resend(struct shoal_sock *ss, struct shoal_imsg *m,
 	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
 }
 
+/* Quiet intervals the byte clock may put off a message's loss for, since
+ * its last new bytes: data that other data keeps ahead of it for longer
+ * (credit stranded while a trickle of other bytes arrives) is a stall,
+ * and its bytes are asked for again as time alone would
+ */
+#define SHOAL_DEFER_MAX		8
+
 /* The sender sockets told BUSY in one tick: one BUSY each covers all
  * their messages waiting here (SHOAL_BUSY_ALL), so that the control a
  * backlog costs grows with the senders, not with their messages.  Past
@@ -469,21 +477,30 @@ static void shoal_in_resend(struct shoal_sock *ss, struct shoal_imsg *m,
 
 struct shoal_tick_peers {
 	u32 n;
-	struct shoal_addr src[SHOAL_TICK_PEERS];
+	struct {
+		struct shoal_addr src;
+		const struct in6_addr *local;	/* the BUSY's source */
+	} peer[SHOAL_TICK_PEERS];
 };
 
-/* Whether @src is told a BUSY this tick yet; remembers it if not */
-static bool shoal_tick_peer_told(struct shoal_tick_peers *p,
-				 const struct shoal_addr *src)
+/* The BUSY word for @m this tick: SHOAL_BUSY_ALL for the first of its
+ * sender socket (as seen at its local address), 0 when the table is
+ * full (a BUSY of its own), -1 when one to that socket covers it
+ */
+static int shoal_tick_busy_word(struct shoal_tick_peers *p,
+				const struct shoal_imsg *m)
 {
 	u32 i;
 
 	for (i = 0; i < p->n; i++)
-		if (shoal_addr_eq(&p->src[i], src))
-			return true;
-	if (p->n < SHOAL_TICK_PEERS)
-		p->src[p->n++] = *src;
-	return false;
+		if (shoal_addr_eq(&p->peer[i].src, &m->src) &&
+		    ipv6_addr_equal(p->peer[i].local, &m->local))
+			return -1;
+	if (p->n == SHOAL_TICK_PEERS)
+		return 0;
+	p->peer[p->n].src = m->src;
+	p->peer[p->n++].local = &m->local;
+	return SHOAL_BUSY_ALL;
 }
 
 /* A resend interval passed, under ss->lock: quiet messages give their
@@ -502,6 +519,7 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	struct shoal_imsg *m, *tmp;
 	struct shoal_tick t;
 	u32 granted;
+	int word;
 
 	list_for_each_entry_safe(m, tmp, &ss->in_list, node) {
 		struct shoal_credit *c = &m->credit;
@@ -515,7 +533,8 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 				.silent = m->silent,
 				.granted = granted,
 				.owed = READ_ONCE(c->nr_owed),
-				.queued = shoal_credit_queued(&ss->sn->sird,
+				.queued = m->deferred < SHOAL_DEFER_MAX &&
+					  shoal_credit_queued(&ss->sn->sird,
 							      c, ival),
 			  }, &m->rx, jiffies, ival, limit);
 		m->heard = t.heard;
@@ -525,12 +544,12 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_credit_reclaim(&ss->sn->sird, c);
 		switch (t.act) {
 		case SHOAL_TICK_BUSY:
-			if (shoal_tick_peer_told(&told, &m->src))
+			word = shoal_tick_busy_word(&told, m);
+			if (word < 0)
 				shoal_stat_inc(ss->sn,
 					       SHOAL_STAT_RX_BUSY_COVERED);
 			else
-				shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0,
-					      SHOAL_BUSY_ALL, q);
+				shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, word, q);
 			break;
 		case SHOAL_TICK_FORGET:
 			shoal_imsg_free(ss, m);	/* the sender is gone */
@@ -539,6 +558,7 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_in_resend(ss, m, granted, ival, q);
 			break;
 		case SHOAL_TICK_QUEUED:
+			m->deferred++;
 			shoal_stat_inc(ss->sn, SHOAL_STAT_RX_QUIET_QUEUED);
 			break;
 		case SHOAL_TICK_IDLE:

@@ -326,6 +326,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->len = len;
 	m->mss = shoal_path_mss(sn, dst);
 	m->heard = jiffies;
+	m->named = jiffies;
 	m->charge = charge;
 	__skb_queue_head_init(&q);
 
@@ -412,9 +413,11 @@ void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
  */
 static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 {
-	if (ss->pl2 || m->credited || m->tx.acked)
+	if (m->credited)
 		return;
 	m->answered = false;	/* not held: BUSY ALL does not cover it */
+	if (ss->pl2)
+		return;
 	m->unsched = 0;
 	m->announced = true;
 	shoal_tx_init(&m->tx, m->len, 0);
@@ -422,21 +425,32 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 	shoal_stat_inc(ss->sn, SHOAL_STAT_TX_NOTHELD);
 }
 
-/* BUSY with SHOAL_BUSY_ALL from receiver @src: it still holds every
- * message of ours it answered before, and schedules others; none of
- * them is silent.  A message it never answered still probes: its
- * announcement may have been lost.
+/* Resend intervals a BUSY ALL may stand in for a message's own answer:
+ * past them the message probes once (its own CREDIT_REQ), so that one the
+ * receiver no longer holds (its ACK lost, or forgotten) is found out
+ * while its siblings keep waiting
+ */
+#define SHOAL_BUSY_ALL_IVALS	8
+
+/* BUSY with SHOAL_BUSY_ALL from receiver @src: it still holds the
+ * messages of ours it answered before, and schedules others; they are
+ * not silent.  A message it never answered still probes (its
+ * announcement may have been lost), and so does one not named by any
+ * packet for SHOAL_BUSY_ALL_IVALS intervals.
  */
 static void shoal_out_busy_all(struct shoal_sock *ss,
 			       const struct shoal_addr *src)
 {
+	unsigned long ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
 	struct shoal_omsg *o;
 
-	list_for_each_entry(o, &ss->out_list, node)
-		if (o->answered && shoal_addr_eq(&o->dst, src)) {
+	list_for_each_entry(o, &ss->out_list, node) {
+		if (!o->answered || !shoal_addr_eq(&o->dst, src))
+			continue;
+		o->silent = 0;
+		if (time_before(jiffies, o->named + SHOAL_BUSY_ALL_IVALS * ival))
 			o->heard = jiffies;
-			o->silent = 0;
-		}
+	}
 }
 
 /* A packet from a receiver about one of our messages, under ss->lock */
@@ -467,6 +481,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		return;
 	}
 	m->heard = jiffies;
+	m->named = jiffies;
 	m->silent = 0;
 	m->answered = true;
 	if (m->awaiting) {

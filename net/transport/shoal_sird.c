@@ -77,12 +77,17 @@ static struct shoal_sird_peer *shoal_sird_peer(struct shoal_sird *sird,
 }
 
 /* Payload bytes @ss may still be invited: half its free receive memory
- * (a packet's memory is up to twice its payload) less its credit out
+ * (a packet's memory is up to twice its payload) less its credit out,
+ * after a page kept for the packet that comes into it: a short piece's
+ * memory is far more than twice its payload, and a grant the socket then
+ * drops for want of memory would be owed, granted and dropped again
+ * until the application reads
  */
 static u32 shoal_sird_room(struct shoal_sock *ss)
 {
 	struct sock *sk = &ss->inet.sk;
-	int free = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc);
+	int free = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc) -
+		   (int)PAGE_SIZE;
 
 	if (free <= 0 || (u32)free / 2 <= ss->credit_out)
 		return 0;
@@ -296,7 +301,8 @@ bool shoal_credit_queued(struct shoal_sird *sird,
 
 	spin_lock(&sird->lock);
 	queued = c->peer && c->out &&
-		 time_before(jiffies, sird->arrived_at + ival) &&
+		 time_in_range(jiffies, sird->arrived_at,
+			       sird->arrived_at + ival) &&
 		 sird_before_due(sird->arrived, c->due);
 	spin_unlock(&sird->lock);
 	return queued;

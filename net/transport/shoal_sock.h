@@ -101,6 +101,7 @@ struct shoal_omsg {
 	u32 mss;
 	u32 silent;			/* resend intervals without news */
 	unsigned long heard;		/* jiffies of the last news */
+	unsigned long named;		/* the last packet naming it */
 	u32 charge;			/* bytes charged to sk_wmem_queued */
 	struct shoal_sock *ss;		/* its socket */
 	struct list_head tx_node;	/* sn->sird_tx.ready, while it holds
@@ -140,6 +141,9 @@ struct shoal_imsg {
 	struct shoal_credit credit;	/* under sn->sird.lock */
 	u32 quiet;			/* intervals nothing arrived */
 	u32 silent;			/* of which data was expected */
+	u32 deferred;			/* quiet intervals the byte clock put
+					 * off since its last new bytes
+					 */
 	unsigned long heard;
 	ktime_t done_at;		/* complete (CLOCK_REALTIME), for
 					 * SO_TIMESTAMP(NS); 0: not asked
