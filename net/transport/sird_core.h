@@ -301,6 +301,37 @@ static inline void sird_returned(u32 *b, struct sird_rx_peer *p, u32 n)
 	*b -= sird_min(*b, n);
 }
 
+/* The round trip a grant sees, as its receiver measures it: from the
+ * CREDIT to the DATA that ends at its offset.  The smallest sample of the
+ * last SIRD_RTT_WINDOW_NS stands for the path without a queue (as BBR's
+ * min_rtt does), srtt is an average with TCP's gain of 1/8.  Reported
+ * (/proc/net/shoal/sird), not used: they tell a queue from a slow path.
+ */
+struct sird_rtt {
+	u64 min_ns;		/* 0: no sample yet */
+	u64 min_at;		/* when min_ns was taken */
+	u64 srtt_ns;
+	u64 samples;
+};
+
+#define SIRD_RTT_WINDOW_NS	2000000000ULL
+
+static inline void sird_rtt_sample(struct sird_rtt *r, u64 rtt, u64 now)
+{
+	if (!rtt)
+		rtt = 1;
+	if (!r->min_ns || rtt <= r->min_ns ||
+	    now - r->min_at > SIRD_RTT_WINDOW_NS) {
+		r->min_ns = rtt;
+		r->min_at = now;
+	}
+	if (r->srtt_ns)
+		r->srtt_ns += (rtt >> 3) - (r->srtt_ns >> 3);
+	else
+		r->srtt_ns = rtt;
+	r->samples++;
+}
+
 /* Nanoseconds the downlink needs for the packet @n bytes of credit let
  * in: the pacer's spacing between grants; 0 when not paced.  A grant is
  * a packet: past 16 MB it counts as 16 MB (no overflow).

@@ -232,6 +232,9 @@ over()
 	sleep "$((DUR - 2))"
 	perf_port_sample "$DIR/$name.port"
 	ip netns exec "$TOPO_RX" tc -s -j filter show dev eth0 ingress >"$DIR/$name.rx1"
+	# the receiver's credit state under load: B used, round trips
+	ip netns exec "$TOPO_RX" cat /proc/net/shoal/sird >"$DIR/$name.sird"
+	ip netns exec "${PERF_HOSTS[1]}" cat /proc/net/shoal/sird >"$DIR/$name.sird1"
 	wait "${PIDS[@]}"
 	stats_after "$name"
 	topo_qdisc_save "$DIR/$name.qdisc"

@@ -7,7 +7,8 @@
  * bucket, the BDP ceiling and the floor, the smaller loop wins, SThr off),
  * SRPT among the candidates with room, B never passed, credit returned
  * without going below zero, pacing at the link rate, the byte clock that
- * says when granted data is due, the csn bit and the
+ * says when granted data is due, the measured round trip, the csn bit and
+ * the
  * sender's split between fair share and SRPT.
  */
 #include <stdio.h>
@@ -286,6 +287,26 @@ static void test_due(void)
 	      "the clock may wrap: due 2000 bytes past the wrap");
 }
 
+/* The round trip: a windowed minimum and an average */
+static void test_rtt(void)
+{
+	const u64 ms = 1000000, s = 1000 * ms;
+	struct sird_rtt r = { 0 };
+
+	sird_rtt_sample(&r, 8 * ms, 1 * s);
+	sird_rtt_sample(&r, 20 * ms, 2 * s);
+	CHECK(r.min_ns == 8 * ms && r.samples == 2 &&
+	      r.srtt_ns == 8 * ms + (20 * ms >> 3) - (8 * ms >> 3),
+	      "the smaller sample stays, srtt moves by 1/8 (%llu %llu)",
+	      (unsigned long long)r.min_ns, (unsigned long long)r.srtt_ns);
+	sird_rtt_sample(&r, 80 * ms, 1 * s + SIRD_RTT_WINDOW_NS);
+	CHECK_EQ(r.min_ns, 8 * ms, "within the window the minimum stays");
+	sird_rtt_sample(&r, 80 * ms, 1 * s + SIRD_RTT_WINDOW_NS + 1);
+	CHECK_EQ(r.min_ns, 80 * ms, "past it, a larger sample replaces it");
+	sird_rtt_sample(&r, 0, 3 * s + SIRD_RTT_WINDOW_NS);
+	CHECK_EQ(r.min_ns, 1, "a sample of 0 counts as 1 ns: 0 means none");
+}
+
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
@@ -344,6 +365,7 @@ int main(void)
 	test_pace();
 	test_pace_catchup();
 	test_due();
+	test_rtt();
 	test_sender();
 	return unit_done();
 }
