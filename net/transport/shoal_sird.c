@@ -47,6 +47,7 @@ void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)
 		.rate_bps = READ_ONCE(s->sird_rate_mbps) * 1000000ULL,
 		.overhead = SHOAL_WIRE_OVERHEAD,
 		.fair_permille = READ_ONCE(s->sird_fair_permille),
+		.rx_fair_permille = READ_ONCE(s->sird_rx_fair_permille),
 	};
 }
 
@@ -72,6 +73,7 @@ static struct shoal_sird_peer *shoal_sird_peer(struct shoal_sird *sird,
 		return NULL;
 	shoal_sird_cfg(sird->sn, &cfg);
 	p->ip = *ip;
+	p->order = ++sird->peer_seq;
 	sird_rx_peer_init(&cfg, &p->rx, ktime_get_ns());
 	hlist_add_head(&p->node, h);
 	sird->nr_peers++;
@@ -339,20 +341,30 @@ bool shoal_credit_queued(struct shoal_sird *sird,
 	return queued;
 }
 
-/* The message to credit next: SRPT among those with room */
+/* What @c's next grant is for: its first owed range, or its bytes not
+ * yet granted
+ */
+static u32 shoal_credit_rem(const struct shoal_credit *c)
+{
+	return c->nr_owed ? c->owed[0].end - c->owed[0].start :
+			    c->msg_len - c->granted;
+}
+
+/* The message to credit next: SRPT among those with room, or on a fair
+ * turn the next sender host's shortest
+ */
 static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 					    const struct sird_cfg *cfg,
 					    u32 *size)
 {
-	struct shoal_credit *c, *best = NULL;
+	struct shoal_credit *c, *best = NULL, *rr = NULL;
+	u32 best_left = 0, rr_left = 0;
 	struct sird_cand k;
-	u32 best_left = 0;
 
 	list_for_each_entry(c, &sird->wanting, node) {
 		k = (struct sird_cand){
 			.left = c->msg_len - c->received,
-			.rem = c->nr_owed ? c->owed[0].end - c->owed[0].start :
-					    c->msg_len - c->granted,
+			.rem = shoal_credit_rem(c),
 			.sb = c->peer->rx.sb,
 			.bkt = sird_bucket(&c->peer->rx),
 		};
@@ -362,9 +374,23 @@ static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 		if (!best || k.left < best_left) {
 			best = c;
 			best_left = k.left;
-			*size = sird_grant_size(cfg, &k);
+		}
+		if (cfg->rx_fair_permille &&
+		    sird_rr_before(sird->rr_last, c->peer->order, k.left, rr,
+				   rr ? rr->peer->order : 0, rr_left)) {
+			rr = c;
+			rr_left = k.left;
 		}
 	}
+	if (!best)
+		return NULL;
+	if (cfg->rx_fair_permille &&
+	    sird_fair_turn(&sird->rr_acc, cfg->rx_fair_permille)) {
+		best = rr;
+		sird->rr_last = rr->peer->order;
+		sird->rr_grants++;
+	}
+	*size = sird_min(shoal_credit_rem(best), cfg->mss);
 	return best;
 }
 
@@ -496,6 +522,7 @@ void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq)
 		   sird->reclaimed, sird->resent, sird->peers_freed);
 	seq_printf(seq, "unsched_paced %llu\narrived %llu\n",
 		   sird->unsched_paced, sird->arrived);
+	seq_printf(seq, "rr_grants %llu\n", sird->rr_grants);
 	seq_printf(seq, "rtt_min_us %llu\nsrtt_us %llu\nrtt_samples %llu\n",
 		   div_u64(sird->rtt.min_ns, 1000),
 		   div_u64(sird->rtt.srtt_ns, 1000), sird->rtt.samples);

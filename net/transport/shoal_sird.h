@@ -36,6 +36,7 @@ struct shoal_net;
 struct shoal_sird_peer {
 	struct hlist_node node;
 	struct in6_addr ip;
+	u64 order;			/* its place in the round robin */
 	struct sird_rx_peer rx;		/* sb, the two loops */
 	u32 msgs;			/* messages of it we have */
 };
@@ -80,6 +81,10 @@ struct shoal_sird {
 	u64 resent;			/* trimmed bytes asked for again */
 	u64 unsched_paced;		/* unscheduled bytes that moved next_ns */
 	u64 peers_freed;
+	u64 peer_seq;			/* the last peer's order */
+	u32 rr_acc;			/* round robin's running sum */
+	u64 rr_last;			/* order of the host served last */
+	u64 rr_grants;			/* grants given round robin */
 };
 
 void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c);

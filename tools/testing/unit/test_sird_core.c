@@ -7,8 +7,8 @@
  * bucket, the BDP ceiling and the floor, the smaller loop wins, SThr off),
  * SRPT among the candidates with room, B never passed, credit returned
  * without going below zero, pacing at the link rate, the byte clock that
- * says when granted data is due, the measured round trip, the csn bit and
- * the
+ * says when granted data is due, the measured round trip, the receiver's
+ * round robin over hosts, the csn bit and the
  * sender's split between fair share and SRPT.
  */
 #include <stdio.h>
@@ -307,6 +307,42 @@ static void test_rtt(void)
 	CHECK_EQ(r.min_ns, 1, "a sample of 0 counts as 1 ns: 0 means none");
 }
 
+/* The receiver's round robin over hosts: the order after the last one
+ * served, wrapping around, the shorter message within a host; and the
+ * running sum that makes exactly permille of the turns fair
+ */
+static void test_rx_round_robin(void)
+{
+	/* hosts 1..3 in order, two messages of host 2 */
+	const u64 order[4] = { 1, 2, 2, 3 };
+	const u32 left[4] = { 500, 9000, 3000, 100 };
+	u32 acc = 0, fair = 0;
+	int i, turn, got[4] = { -1, -1, -1, -1 };
+	u64 last = 0;
+
+	for (turn = 0; turn < 4; turn++) {
+		int pick = -1;
+
+		for (i = 0; i < 4; i++)
+			if (sird_rr_before(last, order[i], left[i], pick >= 0,
+					   pick >= 0 ? order[pick] : 0,
+					   pick >= 0 ? left[pick] : 0))
+				pick = i;
+		got[turn] = pick;
+		last = order[pick];
+	}
+	CHECK(got[0] == 0 && got[1] == 2 && got[2] == 3 && got[3] == 0,
+	      "hosts in turn 1, 2 (its shorter message), 3, then 1 again (%d %d %d %d)",
+	      got[0], got[1], got[2], got[3]);
+	for (turn = 0; turn < 1000; turn++)
+		fair += sird_fair_turn(&acc, 300);
+	CHECK_EQ(fair, 300U, "300 permille: exactly 300 fair turns in 1000");
+	fair = 0;
+	for (turn = 0; turn < 10; turn++)
+		fair += sird_fair_turn(&acc, 0) + 2 * sird_fair_turn(&acc, 5000);
+	CHECK_EQ(fair, 20U, "0: never; above 1000 counts as 1000: always");
+}
+
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
@@ -366,6 +402,7 @@ int main(void)
 	test_pace_catchup();
 	test_due();
 	test_rtt();
+	test_rx_round_robin();
 	test_sender();
 	return unit_done();
 }
