@@ -328,7 +328,8 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			       pkt->payload_len - fresh);
 		ss->stats.rx_dup_bytes += pkt->payload_len - fresh;
 	}
-	shoal_credit_data(&sn->sird, &m->credit, pkt->payload_len, fresh,
+	shoal_credit_data(&sn->sird, &m->credit,
+			  pkt->offset + pkt->payload_len, pkt->payload_len, fresh,
 			  shoal_rx_received(&m->rx),
 			  pkt->flags & (SHOAL_F_SCHED | SHOAL_F_RETX),
 			  pkt->flags & SHOAL_F_CSN,

@@ -14,6 +14,8 @@
  * all at once into the queue that trimmed them.  The pacer's clock is
  * the downlink's: unscheduled bytes that arrive move it on as grants do
  * (net.shoal.sird_pace_unsched), so credit yields the link to them.
+ * One grant at a time is timed until its DATA comes (sird->probe): the
+ * round trip a grant sees, reported.
  * The arithmetic is sird_core.h's.
  *
  * Locking: see shoal_sird.h.  The pacer is a soft hrtimer (softirq
@@ -45,6 +47,7 @@ void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)
 		.rate_bps = READ_ONCE(s->sird_rate_mbps) * 1000000ULL,
 		.overhead = SHOAL_WIRE_OVERHEAD,
 		.fair_permille = READ_ONCE(s->sird_fair_permille),
+		.rx_fair_permille = READ_ONCE(s->sird_rx_fair_permille),
 	};
 }
 
@@ -70,6 +73,7 @@ static struct shoal_sird_peer *shoal_sird_peer(struct shoal_sird *sird,
 		return NULL;
 	shoal_sird_cfg(sird->sn, &cfg);
 	p->ip = *ip;
+	p->order = ++sird->peer_seq;
 	sird_rx_peer_init(&cfg, &p->rx, ktime_get_ns());
 	hlist_add_head(&p->node, h);
 	sird->nr_peers++;
@@ -113,6 +117,30 @@ static void shoal_credit_want(struct shoal_sird *sird, struct shoal_credit *c)
 	else if (!want && c->wanting)
 		list_del(&c->node);
 	c->wanting = want;
+}
+
+/* @c's timed grant will not be seen arriving as sent: stop timing it */
+static void shoal_credit_unprobe(struct shoal_sird *sird,
+				 const struct shoal_credit *c)
+{
+	if (sird->probe == c)
+		sird->probe = NULL;
+}
+
+/* The DATA of @c ending at @end arrived at @now: the timed grant's
+ * round trip, unless the sender held the credit (csn) or the packet
+ * waited in a marked queue (CE): those samples measure a queue, and a B
+ * fitted to them would grow the queue it measured
+ */
+static void shoal_credit_timed(struct shoal_sird *sird,
+			       const struct shoal_credit *c, u32 end,
+			       bool sched, bool csn, bool ce, u64 now)
+{
+	if (sird->probe != c || !sched || end < sird->probe_end)
+		return;
+	if (end == sird->probe_end && !csn && !ce)
+		sird_rtt_sample(&sird->rtt, now - sird->probe_ns, now);
+	sird->probe = NULL;
 }
 
 /* Start the pacer unless it runs or waits already */
@@ -167,6 +195,7 @@ void shoal_credit_detach(struct shoal_sird *sird, struct shoal_credit *c)
 		return;
 	spin_lock(&sird->lock);
 	returned = c->out;
+	shoal_credit_unprobe(sird, c);
 	shoal_credit_return(sird, c, c->out);
 	c->granted = c->msg_len;
 	c->nr_owed = 0;
@@ -183,28 +212,30 @@ void shoal_credit_detach(struct shoal_sird *sird, struct shoal_credit *c)
 		shoal_sird_kick(sird);
 }
 
-/* A DATA packet of @len bytes, @fresh of them new, @received now in all;
- * @sched: sent against credit
+/* A DATA packet of @len bytes ending at @end, @fresh of them new,
+ * @received now in all; @sched: sent against credit
  */
 void shoal_credit_data(struct shoal_sird *sird, struct shoal_credit *c,
-		       u32 len, u32 fresh, u32 received, bool sched,
+		       u32 end, u32 len, u32 fresh, u32 received, bool sched,
 		       bool csn, bool ce)
 {
 	struct sird_cfg cfg;
 	u32 back = 0;
+	u64 now;
 
 	if (!c->peer)
 		return;
 	shoal_sird_cfg(sird->sn, &cfg);
 	spin_lock(&sird->lock);
-	sird_rx_sample(&cfg, &c->peer->rx, len, csn, ce, ktime_get_ns());
+	now = ktime_get_ns();
+	sird_rx_sample(&cfg, &c->peer->rx, len, csn, ce, now);
+	shoal_credit_timed(sird, c, end, sched, csn, ce, now);
 	sird->arrived += len;
 	sird->arrived_at = jiffies;
 	if (!sched && cfg.rate_bps &&
 	    READ_ONCE(sird->sn->cfg.sird_pace_unsched)) {
 		/* the downlink's clock: unscheduled bytes took its time too */
-		sird->next_ns = sird_pace_next(sird->next_ns,
-					       ktime_get_ns(),
+		sird->next_ns = sird_pace_next(sird->next_ns, now,
 					       sird_pace_ns(&cfg, len));
 		sird->unsched_paced += len;
 	}
@@ -244,6 +275,7 @@ void shoal_credit_reclaim(struct shoal_sird *sird, struct shoal_credit *c)
 		return;
 	spin_lock(&sird->lock);
 	n = c->out;
+	shoal_credit_unprobe(sird, c);
 	shoal_credit_return(sird, c, n);
 	sird->reclaimed += n;
 	spin_unlock(&sird->lock);
@@ -263,6 +295,7 @@ void shoal_credit_trimmed(struct shoal_sird *sird, struct shoal_credit *c,
 	if (!c->peer)
 		return;
 	spin_lock(&sird->lock);
+	shoal_credit_unprobe(sird, c);
 	shoal_credit_return(sird, c, back);
 	for (i = 0; i < n; i++)
 		shoal_owed_add(c->owed, &c->nr_owed, SHOAL_CREDIT_OWED,
@@ -308,20 +341,30 @@ bool shoal_credit_queued(struct shoal_sird *sird,
 	return queued;
 }
 
-/* The message to credit next: SRPT among those with room */
+/* What @c's next grant is for: its first owed range, or its bytes not
+ * yet granted
+ */
+static u32 shoal_credit_rem(const struct shoal_credit *c)
+{
+	return c->nr_owed ? c->owed[0].end - c->owed[0].start :
+			    c->msg_len - c->granted;
+}
+
+/* The message to credit next: SRPT among those with room, or on a fair
+ * turn the next sender host's shortest
+ */
 static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 					    const struct sird_cfg *cfg,
 					    u32 *size)
 {
-	struct shoal_credit *c, *best = NULL;
+	struct shoal_credit *c, *best = NULL, *rr = NULL;
+	u32 best_left = 0, rr_left = 0;
 	struct sird_cand k;
-	u32 best_left = 0;
 
 	list_for_each_entry(c, &sird->wanting, node) {
 		k = (struct sird_cand){
 			.left = c->msg_len - c->received,
-			.rem = c->nr_owed ? c->owed[0].end - c->owed[0].start :
-					    c->msg_len - c->granted,
+			.rem = shoal_credit_rem(c),
 			.sb = c->peer->rx.sb,
 			.bkt = sird_bucket(&c->peer->rx),
 		};
@@ -331,9 +374,23 @@ static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 		if (!best || k.left < best_left) {
 			best = c;
 			best_left = k.left;
-			*size = sird_grant_size(cfg, &k);
+		}
+		if (cfg->rx_fair_permille &&
+		    sird_rr_before(sird->rr_last, c->peer->order, k.left, rr,
+				   rr ? rr->peer->order : 0, rr_left)) {
+			rr = c;
+			rr_left = k.left;
 		}
 	}
+	if (!best)
+		return NULL;
+	if (cfg->rx_fair_permille &&
+	    sird_fair_turn(&sird->rr_acc, cfg->rx_fair_permille)) {
+		best = rr;
+		sird->rr_last = rr->peer->order;
+		sird->rr_grants++;
+	}
+	*size = sird_min(shoal_credit_rem(best), cfg->mss);
 	return best;
 }
 
@@ -398,13 +455,17 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 			WRITE_ONCE(c->granted, c->granted + n);
 			shoal_sird_ctrl(sird, m, SHOAL_T_CREDIT, c->granted,
 					n, &q);
+			if (!sird->probe) {
+				sird->probe = c;
+				sird->probe_end = c->granted;
+				sird->probe_ns = now;
+			}
 		}
 		WRITE_ONCE(c->granted_at, jiffies);
 		c->due = sird_due(sird->arrived, sird->b);
 		shoal_credit_want(sird, c);
 		if (cfg.rate_bps)
-			sird->next_ns = sird_pace_next(sird->next_ns,
-						       now,
+			sird->next_ns = sird_pace_next(sird->next_ns, now,
 						       sird_pace_ns(&cfg, n));
 	}
 	if (i == SHOAL_SIRD_BURST) {	/* more to grant: go on soon */
@@ -461,6 +522,10 @@ void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq)
 		   sird->reclaimed, sird->resent, sird->peers_freed);
 	seq_printf(seq, "unsched_paced %llu\narrived %llu\n",
 		   sird->unsched_paced, sird->arrived);
+	seq_printf(seq, "rr_grants %llu\n", sird->rr_grants);
+	seq_printf(seq, "rtt_min_us %llu\nsrtt_us %llu\nrtt_samples %llu\n",
+		   div_u64(sird->rtt.min_ns, 1000),
+		   div_u64(sird->rtt.srtt_ns, 1000), sird->rtt.samples);
 	seq_puts(seq, "# peer sb snd_bkt net_bkt snd_alpha net_alpha msgs\n");
 	for (i = 0; i < SHOAL_SIRD_PEER_HASH; i++)
 		hlist_for_each_entry(p, &sird->peers[i], node)

@@ -36,6 +36,7 @@ struct shoal_net;
 struct shoal_sird_peer {
 	struct hlist_node node;
 	struct in6_addr ip;
+	u64 order;			/* its place in the round robin */
 	struct sird_rx_peer rx;		/* sb, the two loops */
 	u32 msgs;			/* messages of it we have */
 };
@@ -71,11 +72,19 @@ struct shoal_sird {
 	u64 next_ns;			/* the pacer's next grant, not before */
 	u64 arrived;			/* data bytes heard: the byte clock */
 	unsigned long arrived_at;	/* jiffies of the last of them */
+	struct shoal_credit *probe;	/* the grant being timed, NULL: none */
+	u32 probe_end;			/* its offset: the DATA ending there */
+	u64 probe_ns;			/* when it went */
+	struct sird_rtt rtt;		/* grant to DATA, measured */
 	u64 granted;			/* statistics, under the lock */
 	u64 reclaimed;
 	u64 resent;			/* trimmed bytes asked for again */
 	u64 unsched_paced;		/* unscheduled bytes that moved next_ns */
 	u64 peers_freed;
+	u64 peer_seq;			/* the last peer's order */
+	u32 rr_acc;			/* round robin's running sum */
+	u64 rr_last;			/* order of the host served last */
+	u64 rr_grants;			/* grants given round robin */
 };
 
 void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c);
@@ -86,7 +95,7 @@ int shoal_credit_attach(struct shoal_sird *sird, struct shoal_credit *c,
 			u32 msg_len, u32 granted);
 void shoal_credit_detach(struct shoal_sird *sird, struct shoal_credit *c);
 void shoal_credit_data(struct shoal_sird *sird, struct shoal_credit *c,
-		       u32 len, u32 fresh, u32 received, bool sched,
+		       u32 end, u32 len, u32 fresh, u32 received, bool sched,
 		       bool csn, bool ce);
 void shoal_credit_ask(struct shoal_sird *sird, struct shoal_credit *c,
 		      u32 upto);

@@ -22,7 +22,9 @@
  * - Credit is granted a packet's worth (at most one MSS) at a time, to the
  *   message with the fewest bytes still to arrive (SRPT) among those whose
  *   sender's bucket and the global B both have room; ties go to the
- *   earlier candidate.
+ *   earlier candidate.  rx_fair_permille of the grants go round robin
+ *   over the sender hosts instead (the paper's other policy), by the
+ *   same running sum as the sender's split.
  * - Credit is paced at the downlink rate counting each packet's headers,
  *   so that the data it lets in fits the link.  A pacer whose timer fired
  *   late makes up at most SIRD_PACE_CATCHUP_NS of the lost time with a
@@ -73,6 +75,7 @@ struct sird_cfg {
 	u64 rate_bps;		/* credit pacing; 0: not paced */
 	u32 overhead;		/* header bytes per packet on the wire */
 	u32 fair_permille;	/* sender turns given to fair share */
+	u32 rx_fair_permille;	/* receiver grants given round robin */
 };
 
 /* One AIMD loop: a bucket size and DCTCP's alpha */
@@ -236,6 +239,37 @@ static inline void sird_rx_sample(const struct sird_cfg *c,
 	p->win_ce = 0;
 }
 
+/* Whether this turn is a fair one: @permille of the turns, exactly, by a
+ * running sum in @acc (no randomness to test around)
+ */
+static inline bool sird_fair_turn(u32 *acc, u32 permille)
+{
+	*acc += permille > 1000 ? 1000 : permille;
+	if (*acc < 1000)
+		return false;
+	*acc -= 1000;
+	return true;
+}
+
+/* Round robin's order over hosts, @last the one served last: a host at
+ * @order with a message of @left bytes goes before the choice so far
+ * (@cur_order, @cur_left; none if !@have) if it comes sooner after @last,
+ * wrapping around; within a host the shorter message first
+ */
+static inline bool sird_rr_before(u64 last, u64 order, u32 left, bool have,
+				  u64 cur_order, u32 cur_left)
+{
+	bool after = order > last, cur_after = cur_order > last;
+
+	if (!have)
+		return true;
+	if (after != cur_after)
+		return after;
+	if (order != cur_order)
+		return order < cur_order;
+	return left < cur_left;
+}
+
 /* The credit the next grant to @m would give: a packet's worth */
 static inline u32 sird_grant_size(const struct sird_cfg *c,
 				  const struct sird_cand *m)
@@ -299,6 +333,37 @@ static inline void sird_returned(u32 *b, struct sird_rx_peer *p, u32 n)
 	n = sird_min(n, p->sb);
 	p->sb -= n;
 	*b -= sird_min(*b, n);
+}
+
+/* The round trip a grant sees, as its receiver measures it: from the
+ * CREDIT to the DATA that ends at its offset.  The smallest sample of the
+ * last SIRD_RTT_WINDOW_NS stands for the path without a queue (as BBR's
+ * min_rtt does), srtt is an average with TCP's gain of 1/8.  Reported
+ * (/proc/net/shoal/sird), not used: they tell a queue from a slow path.
+ */
+struct sird_rtt {
+	u64 min_ns;		/* 0: no sample yet */
+	u64 min_at;		/* when min_ns was taken */
+	u64 srtt_ns;
+	u64 samples;
+};
+
+#define SIRD_RTT_WINDOW_NS	2000000000ULL
+
+static inline void sird_rtt_sample(struct sird_rtt *r, u64 rtt, u64 now)
+{
+	if (!rtt)
+		rtt = 1;
+	if (!r->min_ns || rtt <= r->min_ns ||
+	    now - r->min_at > SIRD_RTT_WINDOW_NS) {
+		r->min_ns = rtt;
+		r->min_at = now;
+	}
+	if (r->srtt_ns)
+		r->srtt_ns += (rtt >> 3) - (r->srtt_ns >> 3);
+	else
+		r->srtt_ns = rtt;
+	r->samples++;
 }
 
 /* Nanoseconds the downlink needs for the packet @n bytes of credit let
@@ -378,7 +443,7 @@ static inline int sird_tx_pick(const struct sird_cfg *c,
 			       struct sird_tx_turns *t,
 			       const struct sird_tx_cand *r, u32 n)
 {
-	int best = -1, next = -1, first = -1;
+	int best = -1, next = -1;
 	u32 i;
 
 	for (i = 0; i < n; i++)
@@ -387,21 +452,14 @@ static inline int sird_tx_pick(const struct sird_cfg *c,
 			best = (int)i;
 	if (best < 0)
 		return -1;
-	t->acc += c->fair_permille > 1000 ? 1000 : c->fair_permille;
-	if (t->acc < 1000)
+	if (!sird_fair_turn(&t->acc, c->fair_permille))
 		return best;
-	t->acc -= 1000;
-	for (i = 0; i < n; i++) {
-		if (!sird_tx_eligible(&r[i]))
-			continue;
-		if (first < 0 || r[i].order < r[first].order)
-			first = (int)i;
-		if (r[i].order > t->last &&
-		    (next < 0 || r[i].order < r[next].order))
+	for (i = 0; i < n; i++)
+		if (sird_tx_eligible(&r[i]) &&
+		    sird_rr_before(t->last, r[i].order, r[i].left, next >= 0,
+				   next >= 0 ? r[next].order : 0,
+				   next >= 0 ? r[next].left : 0))
 			next = (int)i;
-	}
-	if (next < 0)
-		next = first;	/* wrap around */
 	t->last = r[next].order;
 	return next;
 }

@@ -27,15 +27,18 @@
 #      packets leaving while more than ECN bytes wait get CE, which DCTCP
 #      and SIRD's ECN loop read (cubic is not ECN-capable).
 #   2. Overload: BENCH_SHOAL_OVER_SENDERS (4) SIRD senders and one TCP
-#      sender (cubic, then DCTCP: BENCH_SHOAL_OVER_TCP), RPCs of
+#      sender on one connection (cubic, then DCTCP: BENCH_SHOAL_OVER_TCP),
+#      RPCs of
 #      BENCH_SHOAL_OVER_SIZE (60000) bytes, each
 #      offering BENCH_SHOAL_OVER_LOAD (3) / (senders + 1) of a
 #      BENCH_SHOAL_OVER_MBIT (20) Mbit/s port, through each queue of
 #      BENCH_SHOAL_OVER_QDISCS (label=spec; pfifo limit 1000, the trim
 #      port above, afq limit 1000: issue 22's; none: no overload runs),
 #      BENCH_SHOAL_TRIM_SECONDS of
-#      arrivals and up to BENCH_SHOAL_OVER_DRAIN (30) s for the answers.
-#      Over the middle of the arrivals (from its second second to its
+#      arrivals and up to BENCH_SHOAL_OVER_DRAIN (30) s for the answers,
+#      Shoal's hosts with BENCH_SHOAL_OVER_SYSCTLS on top
+#      (net.shoal.sird_rx_fair_permille=1000: credit round robin over the
+#      sender hosts; empty: the trimming runs' settings).  Over the middle of the arrivals (from its second second to its
 #      last), the port's bytes sent (the tbf's counter: its busy fraction
 #      at the rate) and what the receiver got from each sender (a flower
 #      filter per source address on its ingress): the shares, TCP's
@@ -44,7 +47,8 @@
 #      idle, the TCP sender alone at the same 3x through pfifo.
 #
 # Per run the senders' shoal-perf JSON, the port's tc -s -j dump and, for
-# SIRD, every host's /proc/net/shoal/stats before and after; the report is
+# SIRD, every host's /proc/net/shoal/stats before and after (overload:
+# also the receiver's and sender 1's /proc/net/shoal/sird); the report is
 # scripts/lib/bench_shoal_trim_report.py.
 # shellcheck source-path=SCRIPTDIR
 set -u
@@ -74,6 +78,9 @@ OVER_MBIT=${BENCH_SHOAL_OVER_MBIT:-20}
 OVER_TCP=${BENCH_SHOAL_OVER_TCP:-cubic dctcp}
 OVER_DRAIN=${BENCH_SHOAL_OVER_DRAIN:-30}
 OVER_SIZE=${BENCH_SHOAL_OVER_SIZE:-60000}
+# where SIRD's senders meet a TCP tenant at a fair queue, the receiver
+# shares its credit between sender hosts as afq shares the port
+OVER_SYSCTLS=${BENCH_SHOAL_OVER_SYSCTLS-net.shoal.sird_rx_fair_permille=1000}
 ECN_BYTES=$((ECN_PKTS * 1514))
 TRIM="trim limit $QLIMIT ecn_thresh $ECN_BYTES"
 OVER_QDISCS=${BENCH_SHOAL_OVER_QDISCS:-pfifo=pfifo limit 1000;trim=$TRIM;afq=afq limit 1000}
@@ -221,17 +228,26 @@ over()
 	stats_before "$name"
 	: >"$DIR/$name.port"
 	PIDS=()
-	for ((i = 1; i <= ns + 1; i++)); do
-		client "$i" "$name" "$( ((i <= ns)) && echo sird || echo "$tcp")" \
-			--workload "fixed:$OVER_SIZE" --load "$each" --link-mbps "$OVER_MBIT" \
-			--duration "$DUR" --drain "$OVER_DRAIN" --rtt-us 1000
+	# the TCP sender is one connection: one flow, as each SIRD sender's
+	# socket is one to afq (a client's default 8 connections are 8 flows,
+	# and afq, fair per flow, gave them 0.6 of the port)
+	for ((i = 1; i <= ns; i++)); do
+		client "$i" "$name" sird --workload "fixed:$OVER_SIZE" --load "$each" \
+			--link-mbps "$OVER_MBIT" --duration "$DUR" --drain "$OVER_DRAIN" \
+			--rtt-us 1000
 	done
+	client "$i" "$name" "$tcp" --workload "fixed:$OVER_SIZE" --load "$each" \
+		--link-mbps "$OVER_MBIT" --duration "$DUR" --drain "$OVER_DRAIN" \
+		--rtt-us 1000 --connections 1
 	sleep 1
 	perf_port_sample "$DIR/$name.port"
 	ip netns exec "$TOPO_RX" tc -s -j filter show dev eth0 ingress >"$DIR/$name.rx0"
 	sleep "$((DUR - 2))"
 	perf_port_sample "$DIR/$name.port"
 	ip netns exec "$TOPO_RX" tc -s -j filter show dev eth0 ingress >"$DIR/$name.rx1"
+	# the receiver's credit state under load: B used, round trips
+	ip netns exec "$TOPO_RX" cat /proc/net/shoal/sird >"$DIR/$name.sird"
+	ip netns exec "${PERF_HOSTS[1]}" cat /proc/net/shoal/sird >"$DIR/$name.sird1"
 	wait "${PIDS[@]}"
 	stats_after "$name"
 	topo_qdisc_save "$DIR/$name.qdisc"
@@ -247,6 +263,11 @@ over()
 specs=()
 if [ "$OVER_QDISCS" != none ]; then
 	sird_link "$OVER_MBIT"
+	if [ -n "$OVER_SYSCTLS" ]; then
+		# shellcheck disable=SC2086	# a word list
+		perf_on_hosts sysctl -qw $OVER_SYSCTLS ||
+			topo_die "the overload's sysctls: $OVER_SYSCTLS"
+	fi
 	echo "shoal-trim: overload at $OVER_MBIT Mbit/s" >&2
 	over over-ref-cubic cubic 0 pfifo limit 1000
 	IFS=';' read -ra specs <<<"$OVER_QDISCS"
@@ -265,5 +286,5 @@ echo "shoal-trim: $SECONDS s" >&2
 # the tables on screen and in DIR/report.txt (build/bench/bench-shoal-trim)
 PYTHONPATH=$TREE/scripts/lib python3 "$TREE/scripts/lib/bench_shoal_trim_report.py" "$DIR" \
 	"$CLIENTS" "$DUR" "$QLIMIT" "$ECN_PKTS" "${SYSCTLS}" "$OVER_MBIT" "$OVER_LOAD" \
-	"$OVER_SIZE" |
+	"$OVER_SIZE" "$OVER_SYSCTLS" |
 	tee "$DIR/report.txt"

@@ -21,6 +21,7 @@ d, n, dur, qlimit, ecn = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.arg
     int(sys.argv[5])
 sysctls, over_mbit, over_load = sys.argv[6], float(sys.argv[7]), float(sys.argv[8])
 over_size = int(sys.argv[9]) if len(sys.argv) > 9 else 60000
+over_sysctls = sys.argv[10] if len(sys.argv) > 10 else ""
 SHOAL = ("sird", "pl2")  # message transports, judged against
 TCPS = ("cubic", "dctcp")  # the TCPs on the same port and arrivals
 
@@ -166,8 +167,10 @@ over = lines(d + "/over")
 if not over:
     sys.exit(0)
 print()
-print("Overload: SIRD senders and one TCP sender, %d-byte RPCs, each offering %g / senders of a"
-      " %g Mbit/s port" % (over_size, over_load, over_mbit))
+print("Overload: SIRD senders and one TCP sender (one connection), %d-byte RPCs, each offering"
+      " %g / senders of a %g Mbit/s port" % (over_size, over_load, over_mbit))
+if over_sysctls:
+    print("Shoal's hosts in the overload runs also: %s" % over_sysctls)
 print("(%gx in all); goodput: all senders', Mbit/s; busy: the port's bytes sent over the arrivals' second to last second, at"
       " the rate;" % over_load)
 print("share: of what the receiver got from the senders in that time; Jain over the senders'"

@@ -7,7 +7,8 @@
  * bucket, the BDP ceiling and the floor, the smaller loop wins, SThr off),
  * SRPT among the candidates with room, B never passed, credit returned
  * without going below zero, pacing at the link rate, the byte clock that
- * says when granted data is due, the csn bit and the
+ * says when granted data is due, the measured round trip, the receiver's
+ * round robin over hosts, the csn bit and the
  * sender's split between fair share and SRPT.
  */
 #include <stdio.h>
@@ -286,6 +287,62 @@ static void test_due(void)
 	      "the clock may wrap: due 2000 bytes past the wrap");
 }
 
+/* The round trip: a windowed minimum and an average */
+static void test_rtt(void)
+{
+	const u64 ms = 1000000, s = 1000 * ms;
+	struct sird_rtt r = { 0 };
+
+	sird_rtt_sample(&r, 8 * ms, 1 * s);
+	sird_rtt_sample(&r, 20 * ms, 2 * s);
+	CHECK(r.min_ns == 8 * ms && r.samples == 2 &&
+	      r.srtt_ns == 8 * ms + (20 * ms >> 3) - (8 * ms >> 3),
+	      "the smaller sample stays, srtt moves by 1/8 (%llu %llu)",
+	      (unsigned long long)r.min_ns, (unsigned long long)r.srtt_ns);
+	sird_rtt_sample(&r, 80 * ms, 1 * s + SIRD_RTT_WINDOW_NS);
+	CHECK_EQ(r.min_ns, 8 * ms, "within the window the minimum stays");
+	sird_rtt_sample(&r, 80 * ms, 1 * s + SIRD_RTT_WINDOW_NS + 1);
+	CHECK_EQ(r.min_ns, 80 * ms, "past it, a larger sample replaces it");
+	sird_rtt_sample(&r, 0, 3 * s + SIRD_RTT_WINDOW_NS);
+	CHECK_EQ(r.min_ns, 1, "a sample of 0 counts as 1 ns: 0 means none");
+}
+
+/* The receiver's round robin over hosts: the order after the last one
+ * served, wrapping around, the shorter message within a host; and the
+ * running sum that makes exactly permille of the turns fair
+ */
+static void test_rx_round_robin(void)
+{
+	/* hosts 1..3 in order, two messages of host 2 */
+	const u64 order[4] = { 1, 2, 2, 3 };
+	const u32 left[4] = { 500, 9000, 3000, 100 };
+	u32 acc = 0, fair = 0;
+	int i, turn, got[4] = { -1, -1, -1, -1 };
+	u64 last = 0;
+
+	for (turn = 0; turn < 4; turn++) {
+		int pick = -1;
+
+		for (i = 0; i < 4; i++)
+			if (sird_rr_before(last, order[i], left[i], pick >= 0,
+					   pick >= 0 ? order[pick] : 0,
+					   pick >= 0 ? left[pick] : 0))
+				pick = i;
+		got[turn] = pick;
+		last = order[pick];
+	}
+	CHECK(got[0] == 0 && got[1] == 2 && got[2] == 3 && got[3] == 0,
+	      "hosts in turn 1, 2 (its shorter message), 3, then 1 again (%d %d %d %d)",
+	      got[0], got[1], got[2], got[3]);
+	for (turn = 0; turn < 1000; turn++)
+		fair += sird_fair_turn(&acc, 300);
+	CHECK_EQ(fair, 300U, "300 permille: exactly 300 fair turns in 1000");
+	fair = 0;
+	for (turn = 0; turn < 10; turn++)
+		fair += sird_fair_turn(&acc, 0) + 2 * sird_fair_turn(&acc, 5000);
+	CHECK_EQ(fair, 20U, "0: never; above 1000 counts as 1000: always");
+}
+
 static void test_sender(void)
 {
 	struct sird_tx_cand r[3] = {
@@ -344,6 +401,8 @@ int main(void)
 	test_pace();
 	test_pace_catchup();
 	test_due();
+	test_rtt();
+	test_rx_round_robin();
 	test_sender();
 	return unit_done();
 }
