@@ -218,6 +218,47 @@ static void shoal_sock_bounced(struct shoal_net *sn, struct sk_buff *skb,
 	shoal_xmit_list(sn, &q);
 }
 
+/* A packet for port pkt->dport, where no socket listens: the peer learns
+ * it at once, with one packet of the same size.  A sender of DATA or a
+ * CREDIT_REQ (or an RSV) gets UNKNOWN; a receiver still crediting, asking
+ * for bytes again or telling us to wait (the socket that sent the message
+ * closed) gets ABORT, and forgets the message instead of holding its
+ * credit until it times out.
+ */
+static void shoal_sock_refuse(struct shoal_net *sn,
+			      const struct shoal_wire_pkt *pkt,
+			      const struct shoal_addr *src,
+			      const struct in6_addr *local,
+			      struct sk_buff_head *q)
+{
+	u8 type;
+
+	switch (pkt->type) {
+	case SHOAL_T_DATA:
+	case SHOAL_T_CREDIT_REQ:
+	case SHOAL_T_RSV:
+		type = SHOAL_T_UNKNOWN;
+		break;
+	case SHOAL_T_CREDIT:
+	case SHOAL_T_RESEND:
+	case SHOAL_T_BUSY:
+		type = SHOAL_T_ABORT;
+		break;
+	default:
+		return;
+	}
+	shoal_ctrl(sn, &(struct shoal_ctrl){
+			.dst = src,
+			.saddr = local,
+			.sport = pkt->dport,
+			.type = type,
+			.flags = pkt->flags & SHOAL_F_NAME,
+			.id = pkt->msg_id,
+			.msg_len = pkt->msg_len,
+			.word = ECONNREFUSED,
+		   }, q);
+}
+
 /* A packet for port pkt->dport, in softirq context under RCU.  Consumes
  * @skb.
  */
@@ -251,20 +292,7 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	}
 	if (!ss) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
-		/* a sender learns at once that nobody listens */
-		if (pkt->type == SHOAL_T_DATA ||
-		    pkt->type == SHOAL_T_CREDIT_REQ ||
-		    pkt->type == SHOAL_T_RSV)
-			shoal_ctrl(sn, &(struct shoal_ctrl){
-					.dst = src,
-					.saddr = local,
-					.sport = pkt->dport,
-					.type = SHOAL_T_UNKNOWN,
-					.flags = pkt->flags & SHOAL_F_NAME,
-					.id = pkt->msg_id,
-					.msg_len = pkt->msg_len,
-					.word = ECONNREFUSED,
-				   }, &q);
+		shoal_sock_refuse(sn, pkt, src, local, &q);
 		kfree_skb(skb);
 		shoal_xmit_list(sn, &q);
 		return;
