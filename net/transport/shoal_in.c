@@ -170,16 +170,7 @@ static void shoal_in_reply(struct shoal_sock *ss,
 			   const struct in6_addr *local, u8 type, u32 word,
 			   struct sk_buff_head *q)
 {
-	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
-			.dst = src,
-			.saddr = local,
-			.sport = ss->port,
-			.type = type,
-			.flags = pkt->flags & SHOAL_F_NAME,
-			.id = pkt->msg_id,
-			.msg_len = pkt->msg_len,
-			.word = word,
-		   }, q);
+	shoal_reply(ss->sn, pkt, src, local, ss->port, type, word, q);
 }
 
 /* A new message named by @pkt; ERR_PTR(-ENOBUFS) when the socket cannot

@@ -465,15 +465,8 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
 		/* a receiver still asking forgets the message */
 		if (pkt->type == SHOAL_T_CREDIT || pkt->type == SHOAL_T_RESEND)
-			shoal_ctrl(sn, &(struct shoal_ctrl){
-					.dst = src,
-					.sport = ss->port,
-					.type = SHOAL_T_ABORT,
-					.flags = pkt->flags & SHOAL_F_NAME,
-					.id = pkt->msg_id,
-					.msg_len = pkt->msg_len,
-					.word = ECANCELED,
-				   }, q);
+			shoal_reply(sn, pkt, src, NULL, ss->port,
+				    SHOAL_T_ABORT, ECANCELED, q);
 		return;
 	}
 	if (pkt->msg_len != m->len) {

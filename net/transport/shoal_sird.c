@@ -357,10 +357,12 @@ static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 					    const struct sird_cfg *cfg,
 					    u32 *size)
 {
-	struct shoal_credit *c, *best = NULL, *rr = NULL;
-	u32 best_left = 0, rr_left = 0;
+	struct shoal_credit *c, *srpt = NULL, *rr = NULL;
+	struct sird_choice ch;
 	struct sird_cand k;
+	unsigned int chose;
 
+	sird_choice_init(&ch);
 	list_for_each_entry(c, &sird->wanting, node) {
 		k = (struct sird_cand){
 			.left = c->msg_len - c->received,
@@ -371,27 +373,20 @@ static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 		if (!sird_can_grant(cfg, sird->b, &k) ||
 		    shoal_sird_room(c->ss) < sird_grant_size(cfg, &k))
 			continue;
-		if (!best || k.left < best_left) {
-			best = c;
-			best_left = k.left;
-		}
-		if (cfg->rx_fair_permille &&
-		    sird_rr_before(sird->rr_last, c->peer->order, k.left, rr,
-				   rr ? rr->peer->order : 0, rr_left)) {
+		chose = sird_choice_offer(&ch, &sird->rr, c->peer->order,
+					  k.left);
+		if (chose & SIRD_CHOSE_SRPT)
+			srpt = c;
+		if (chose & SIRD_CHOSE_RR)
 			rr = c;
-			rr_left = k.left;
-		}
 	}
-	if (!best)
+	chose = sird_choice_take(&ch, cfg->rx_fair_permille, &sird->rr);
+	if (!chose)
 		return NULL;
-	if (cfg->rx_fair_permille &&
-	    sird_fair_turn(&sird->rr_acc, cfg->rx_fair_permille)) {
-		best = rr;
-		sird->rr_last = rr->peer->order;
-		sird->rr_grants++;
-	}
-	*size = sird_min(shoal_credit_rem(best), cfg->mss);
-	return best;
+	c = chose == SIRD_CHOSE_RR ? rr : srpt;
+	sird->rr_grants += ch.fair;
+	*size = sird_min(shoal_credit_rem(c), cfg->mss);
+	return c;
 }
 
 /* A CREDIT or RESEND to @m's sender, queued on @q */

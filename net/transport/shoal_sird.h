@@ -82,8 +82,7 @@ struct shoal_sird {
 	u64 unsched_paced;		/* unscheduled bytes that moved next_ns */
 	u64 peers_freed;
 	u64 peer_seq;			/* the last peer's order */
-	u32 rr_acc;			/* round robin's running sum */
-	u64 rr_last;			/* order of the host served last */
+	struct sird_turns rr;		/* round robin's turns over hosts */
 	u64 rr_grants;			/* grants given round robin */
 };
 

@@ -36,7 +36,7 @@ struct shoal_sird_tx {
 	struct list_head ready;		/* outbound messages holding credit */
 	u32 nr_ready;
 	u64 held;			/* bytes they may send: c = sum c_r */
-	struct sird_tx_turns turns;
+	struct sird_turns turns;
 	struct hrtimer pacer;
 	u64 next_ns;			/* the uplink is free, by our sends */
 	u64 paced;			/* statistics: packets the pacer sent */

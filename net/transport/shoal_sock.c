@@ -218,6 +218,26 @@ static void shoal_sock_bounced(struct shoal_net *sn, struct sk_buff *skb,
 	shoal_xmit_list(sn, &q);
 }
 
+/* A control packet of @type answering @pkt, which @src sent to our port
+ * @sport (at @local, NULL: the route's address), about the message @pkt
+ * names: a reply that needs no state of that message
+ */
+void shoal_reply(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
+		 const struct shoal_addr *src, const struct in6_addr *local,
+		 u16 sport, u8 type, u32 word, struct sk_buff_head *q)
+{
+	shoal_ctrl(sn, &(struct shoal_ctrl){
+			.dst = src,
+			.saddr = local,
+			.sport = sport,
+			.type = type,
+			.flags = pkt->flags & SHOAL_F_NAME,
+			.id = pkt->msg_id,
+			.msg_len = pkt->msg_len,
+			.word = word,
+		   }, q);
+}
+
 /* A packet for port pkt->dport, where no socket listens: the peer learns
  * it at once, with one packet of the same size.  A sender of DATA or a
  * CREDIT_REQ (or an RSV) gets UNKNOWN; a receiver still crediting, asking
@@ -247,16 +267,7 @@ static void shoal_sock_refuse(struct shoal_net *sn,
 	default:
 		return;
 	}
-	shoal_ctrl(sn, &(struct shoal_ctrl){
-			.dst = src,
-			.saddr = local,
-			.sport = pkt->dport,
-			.type = type,
-			.flags = pkt->flags & SHOAL_F_NAME,
-			.id = pkt->msg_id,
-			.msg_len = pkt->msg_len,
-			.word = ECONNREFUSED,
-		   }, q);
+	shoal_reply(sn, pkt, src, local, pkt->dport, type, ECONNREFUSED, q);
 }
 
 /* A packet for port pkt->dport, in softirq context under RCU.  Consumes

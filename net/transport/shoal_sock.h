@@ -241,6 +241,9 @@ int shoal_done_init(struct shoal_sock *ss);
 
 /* shoal_sock.c */
 void shoal_sock_arm(struct shoal_sock *ss);
+void shoal_reply(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
+		 const struct shoal_addr *src, const struct in6_addr *local,
+		 u16 sport, u8 type, u32 word, struct sk_buff_head *q);
 int shoal_wait(struct shoal_sock *ss,
 	       bool (*cond)(const struct shoal_sock *ss, u32 arg), u32 arg,
 	       long *timeo);

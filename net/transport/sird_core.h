@@ -23,8 +23,9 @@
  *   message with the fewest bytes still to arrive (SRPT) among those whose
  *   sender's bucket and the global B both have room; ties go to the
  *   earlier candidate.  rx_fair_permille of the grants go round robin
- *   over the sender hosts instead (the paper's other policy), by the
- *   same running sum as the sender's split.
+ *   over the sender hosts instead (the paper's other policy), chosen as
+ *   the sender's split chooses (sird_choice_*(), which the endpoint's
+ *   list walk and the arrays here share).
  * - Credit is paced at the downlink rate counting each packet's headers,
  *   so that the data it lets in fits the link.  A pacer whose timer fired
  *   late makes up at most SIRD_PACE_CATCHUP_NS of the lost time with a
@@ -97,6 +98,7 @@ struct sird_rx_peer {
 
 /* A message that may get credit */
 struct sird_cand {
+	u64 order;		/* its sender host's place in the round */
 	u32 left;		/* bytes still to arrive (SRPT's key) */
 	u32 rem;		/* bytes wanted but not yet granted */
 	u32 sb;			/* its sender's outstanding credit */
@@ -239,6 +241,14 @@ static inline void sird_rx_sample(const struct sird_cfg *c,
 	p->win_ce = 0;
 }
 
+/* A picker's fair turns: the receiver's over sender hosts, the sender's
+ * over receiver hosts
+ */
+struct sird_turns {
+	u32 acc;		/* fair_permille summed, mod 1000 */
+	u64 last;		/* order of the host a fair turn served last */
+};
+
 /* Whether this turn is a fair one: @permille of the turns, exactly, by a
  * running sum in @acc (no randomness to test around)
  */
@@ -270,6 +280,66 @@ static inline bool sird_rr_before(u64 last, u64 order, u32 left, bool have,
 	return left < cur_left;
 }
 
+/* A pick in progress over candidates offered one at a time (an array's
+ * elements or a list's entries: the caller keeps the ones chosen):
+ * SRPT's choice and round robin's so far, each the first of equals
+ */
+struct sird_choice {
+	bool srpt, rr;		/* one chosen yet */
+	bool fair;		/* sird_choice_take() took a fair turn */
+	u32 srpt_left, rr_left;
+	u64 rr_order;
+};
+
+#define SIRD_CHOSE_SRPT	0x1
+#define SIRD_CHOSE_RR	0x2
+
+static inline void sird_choice_init(struct sird_choice *ch)
+{
+	*ch = (struct sird_choice){ .srpt = false };
+}
+
+/* A candidate, a message of @left bytes of the host at @order, may be
+ * chosen (@t: the turns so far): which choices it now is (SIRD_CHOSE_*)
+ */
+static inline unsigned int sird_choice_offer(struct sird_choice *ch,
+					     const struct sird_turns *t,
+					     u64 order, u32 left)
+{
+	unsigned int chose = 0;
+
+	if (!ch->srpt || left < ch->srpt_left) {
+		ch->srpt = true;
+		ch->srpt_left = left;
+		chose |= SIRD_CHOSE_SRPT;
+	}
+	if (sird_rr_before(t->last, order, left, ch->rr, ch->rr_order,
+			   ch->rr_left)) {
+		ch->rr = true;
+		ch->rr_order = order;
+		ch->rr_left = left;
+		chose |= SIRD_CHOSE_RR;
+	}
+	return chose;
+}
+
+/* Which choice goes (SIRD_CHOSE_*), 0: nothing was offered.  @permille of
+ * the turns (by @t's running sum) are fair: round robin's choice, whose
+ * host becomes @t->last; the others SRPT's.  A pick without a choice
+ * spends no turn.
+ */
+static inline unsigned int sird_choice_take(struct sird_choice *ch,
+					    u32 permille, struct sird_turns *t)
+{
+	if (!ch->srpt)
+		return 0;
+	ch->fair = sird_fair_turn(&t->acc, permille);
+	if (!ch->fair)
+		return SIRD_CHOSE_SRPT;
+	t->last = ch->rr_order;
+	return SIRD_CHOSE_RR;
+}
+
 /* The credit the next grant to @m would give: a packet's worth */
 static inline u32 sird_grant_size(const struct sird_cfg *c,
 				  const struct sird_cand *m)
@@ -286,18 +356,32 @@ static inline bool sird_can_grant(const struct sird_cfg *c, u32 b,
 	return n && (u64)m->sb + n <= m->bkt && (u64)b + n <= c->b;
 }
 
-/* The candidate to credit next (SRPT among those with room), -1: none */
+/* The candidate to credit next, -1: none has room.  rx_fair_permille of
+ * the grants go round the senders' hosts in @order (after @t->last), the
+ * others to the fewest bytes left (SRPT).
+ */
 static inline int sird_pick(const struct sird_cfg *c, u32 b,
+			    struct sird_turns *t,
 			    const struct sird_cand *cands, u32 n)
 {
-	int best = -1;
+	struct sird_choice ch;
+	int srpt = -1, rr = -1;
+	unsigned int chose;
 	u32 i;
 
-	for (i = 0; i < n; i++)
-		if (sird_can_grant(c, b, &cands[i]) &&
-		    (best < 0 || cands[i].left < cands[best].left))
-			best = (int)i;
-	return best;
+	sird_choice_init(&ch);
+	for (i = 0; i < n; i++) {
+		if (!sird_can_grant(c, b, &cands[i]))
+			continue;
+		chose = sird_choice_offer(&ch, t, cands[i].order,
+					  cands[i].left);
+		if (chose & SIRD_CHOSE_SRPT)
+			srpt = (int)i;
+		if (chose & SIRD_CHOSE_RR)
+			rr = (int)i;
+	}
+	chose = sird_choice_take(&ch, c->rx_fair_permille, t);
+	return chose == SIRD_CHOSE_RR ? rr : srpt;
 }
 
 /* Credit of @n bytes granted to sender @p (the caller checked room) */
@@ -424,11 +508,6 @@ struct sird_tx_cand {
 	u32 left;		/* bytes of its shortest message still to send */
 };
 
-struct sird_tx_turns {
-	u32 acc;		/* fair_permille summed, mod 1000 */
-	u64 last;		/* order of the receiver a fair turn served last */
-};
-
 static inline bool sird_tx_eligible(const struct sird_tx_cand *r)
 {
 	return r->credit && r->left;
@@ -440,28 +519,26 @@ static inline bool sird_tx_eligible(const struct sird_tx_cand *r)
  * round); the others to the shortest message.
  */
 static inline int sird_tx_pick(const struct sird_cfg *c,
-			       struct sird_tx_turns *t,
+			       struct sird_turns *t,
 			       const struct sird_tx_cand *r, u32 n)
 {
-	int best = -1, next = -1;
+	struct sird_choice ch;
+	int srpt = -1, rr = -1;
+	unsigned int chose;
 	u32 i;
 
-	for (i = 0; i < n; i++)
-		if (sird_tx_eligible(&r[i]) &&
-		    (best < 0 || r[i].left < r[best].left))
-			best = (int)i;
-	if (best < 0)
-		return -1;
-	if (!sird_fair_turn(&t->acc, c->fair_permille))
-		return best;
-	for (i = 0; i < n; i++)
-		if (sird_tx_eligible(&r[i]) &&
-		    sird_rr_before(t->last, r[i].order, r[i].left, next >= 0,
-				   next >= 0 ? r[next].order : 0,
-				   next >= 0 ? r[next].left : 0))
-			next = (int)i;
-	t->last = r[next].order;
-	return next;
+	sird_choice_init(&ch);
+	for (i = 0; i < n; i++) {
+		if (!sird_tx_eligible(&r[i]))
+			continue;
+		chose = sird_choice_offer(&ch, t, r[i].order, r[i].left);
+		if (chose & SIRD_CHOSE_SRPT)
+			srpt = (int)i;
+		if (chose & SIRD_CHOSE_RR)
+			rr = (int)i;
+	}
+	chose = sird_choice_take(&ch, c->fair_permille, t);
+	return chose == SIRD_CHOSE_RR ? rr : srpt;
 }
 
 #endif /* _SIRD_CORE_H */

@@ -198,7 +198,7 @@ for w in $WORKLOADS; do
 				perf_pl2_show "$DIR/$name.switch"
 				perf_pl2_detach
 			fi
-			echo "$w $load $t $link $name" >>"$DIR/runs"
+			echo "$w $load $t $link $name $(perf_burst "$link")" >>"$DIR/runs"
 		done
 	done
 done

@@ -4,7 +4,8 @@
 
 The Shoal transport over trimming and overloaded ports, a part of `make
 bench` (scripts/guest/bench-shoal-trim.sh): reads, in DIR, the runs
-("runs": workload load transport link name; "over": name tcp
+("runs": workload load transport link name [the port's tbf burst,
+bytes]; "over": name tcp
 sird_senders spec...), each run's shoal-perf JSON (NAME-I.json), the
 port's tc -s -j dump (NAME.qdisc), every host's Shoal counters before and
 after (NAME.stats0/1), and for the overload runs the port's byte samples
@@ -76,8 +77,11 @@ print(" per DATA packet, ctl B: their bytes over DATA's, on the wire: control is
 print(" sent that is not DATA, by every host (CREDIT, RESEND, ACK, BUSY, CREDIT_REQ, ...), 74"
       " bytes each)")
 cells = {}
-for w, ld, t, link, name in lines(d + "/runs"):
-    r = cell([load("%s/%s-%d.json" % (d, name, i)) for i in range(1, n + 1)], n)
+for w, ld, t, link, name, *burst in lines(d + "/runs"):
+    # what the port's tbf passes at once after an idle spell: below the
+    # link rate's floor by that much
+    burst_ms = int(burst[0]) * 8 / (float(link) * 1e3) if burst else 0.0
+    r = cell([load("%s/%s-%d.json" % (d, name, i)) for i in range(1, n + 1)], n, burst_ms)
     kid, _ = qdisc(name)
     r["trims"] = kid.get("trim_arrival", 0) + kid.get("trim_tail", 0) if kid else None
     r["drops"] = kid.get("drops") if kid else None
@@ -109,6 +113,23 @@ for w, ld, t, r in lost:
 print("(!N: N senders gave no result)")
 print()
 
+def floor(fl, tcp):
+    """ ' (floor 0.93x)': a cell's floor (cell()) against the TCP's value"""
+    x = ratio(fl, tcp)
+    return "" if x is None else " (floor %.2fx)" % x
+
+
+def reachable(vs, cells_out, bar):
+    """Where a goal's bar lies below the floor, for any transport"""
+    known = [v for v in vs if v is not None]
+    if not known:
+        return
+    print("    out of any transport's reach (%s below the floor: the messages' own bytes at the"
+          " link rate, less the port's burst): %d of %d cells%s" % (
+              bar, len(cells_out), len(known),
+              (": " + "; ".join(cells_out)) if cells_out else ""))
+
+
 def summ(vals):
     v = [x for x in vals if x is not None]
     if not v:
@@ -123,7 +144,9 @@ for st in SHOAL:
     name_s = st.upper()
     print("%s against each TCP, per cell: p99 and p50 of completion times, goodput (%s / TCP)"
           % (name_s, name_s))
-    vs = {t: {"p99": [], "p50": [], "gp": [], "complete": []} for t in TCPS}
+    vs = {t: {"p99": [], "p50": [], "gp": [], "complete": [], "p99_reach": [],
+              "p50_reach": []} for t in TCPS}
+    out_of_reach = {t: {"p99": [], "p50": []} for t in TCPS}
     ctl = []
     for (w, ld, link), ps in cells.items():
         s = ps.get(st)
@@ -138,7 +161,12 @@ for st in SHOAL:
             g = goals(s, ps[t])
             for k in vs[t]:
                 vs[t][k].append(g[k][1])
-            out.append("%s p99 %s p50 %s goodput %s" % (t, g["p99"][2], g["p50"][2], g["gp"][2]))
+            for k in ("p99", "p50"):
+                if g[k + "_reach"][1] is False:
+                    out_of_reach[t][k].append("%s %s (%s)" % (w, ld, g[k + "_reach"][2]))
+            out.append("%s p99 %s%s p50 %s%s goodput %s" % (
+                t, g["p99"][2], floor(s["floor_p99"], ps[t]["p99"]), g["p50"][2],
+                floor(s["floor_p50"], ps[t]["p50"]), g["gp"][2]))
         print("  %-12s %4s: %s" % (w, ld, "; ".join(out)))
     print()
     print(tally("every %s message completes" % name_s,
@@ -151,7 +179,9 @@ for st in SHOAL:
             name_s, name, "" if t == "cubic" else
             " (the issue sets them against cubic; the same bars)"))
         print("  " + tally("p99 at most half of %s's" % name, vs[t]["p99"]))
+        reachable(vs[t]["p99_reach"], out_of_reach[t]["p99"], "half of %s's p99" % name)
         print("  " + tally("p50 no worse than %s's" % name, vs[t]["p50"]))
+        reachable(vs[t]["p50_reach"], out_of_reach[t]["p50"], "%s's p50" % name)
         print("  " + tally("goodput at least %s's (within 2%%: the same arrivals)" % name,
                            vs[t]["gp"]))
     if ctl:

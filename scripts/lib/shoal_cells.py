@@ -11,7 +11,7 @@ import math, statistics
 HDR, UNDER = 32, 8 + 20 + 14
 
 
-def cell(clients, n):
+def cell(clients, n, burst_ms=0.0):
     """One run from its senders' JSON (None for a sender with no result):
     ok (all n gave one), missing (how many did not: their messages are
     unknown), elapsed (s, the longest sender's), gp (Mbit/s: every
@@ -21,7 +21,11 @@ def cell(clients, n):
     when no message completed): over every sender's messages together
     (pooled True) when each JSON lists them (completion_us), else, from
     an older shoal-perf, the median of the senders' medians and the
-    largest of their p99s and maxima"""
+    largest of their p99s and maxima; floor_p50 and floor_p99 (ms, None
+    without serial_us): the same percentiles of the messages' own bytes at
+    the link rate less burst_ms (what the port's shaper passes at once
+    after an idle spell), which no transport's completion times can be
+    below: each message takes at least its own, so every rank does"""
     cs = [c for c in clients if c]
     r = {"ok": len(cs) == n and n > 0, "missing": n - len(cs), "issued": 0,
          "completed": 0, "completed_bytes": 0, "failed": 0, "unanswered": 0, "failures": {}}
@@ -35,6 +39,12 @@ def cell(clients, n):
     r["elapsed"] = max([c.get("elapsed_s", 0) for c in cs] or [0])
     r["gp"] = r["completed_bytes"] * 8 / r["elapsed"] / 1e6 if r["elapsed"] else 0.0
     r["pooled"] = bool(cs) and all("completion_us" in c for c in cs)
+    r["floor_p50"] = r["floor_p99"] = None
+    if cs and all("serial_us" in c for c in cs):
+        v = sorted(x for c in cs for x in c["serial_us"])
+        if v:
+            r["floor_p50"] = max(0.0, pct(v, 0.5) / 1e3 - burst_ms)
+            r["floor_p99"] = max(0.0, pct(v, 0.99) / 1e3 - burst_ms)
     if r["pooled"]:
         v = sorted(x for c in cs for x in c["completion_us"])
         r["p50"], r["p99"] = pct(v, 0.5), pct(v, 0.99)
@@ -83,7 +93,10 @@ def goals(s, t):
     """The issue's goals of a Shoal run s against a TCP run t on the same
     port and arrivals: {key: (label, verdict, detail)}, key p99, p50, gp
     and complete, verdict True, False or None (no number to judge, which
-    counts as not met), detail the ratio s / t (or the count completed)"""
+    counts as not met), detail the ratio s / t (or the count completed);
+    and p99_reach, p50_reach: whether the goal's bar (half of t's p99,
+    t's p50) is at least s's floor (cell()), False where no transport
+    could meet it, None without a floor"""
     def one(label, x, ok):
         return (label, None if x is None else ok(x), "-" if x is None else "%.2fx" % x)
     p99 = ratio(s.get("p99"), t.get("p99")) if s and t else None
@@ -95,7 +108,17 @@ def goals(s, t):
         "gp": one("goodput >= %.2fx" % GP_TOL, gp, lambda x: x >= GP_TOL),
         "complete": ("all complete", complete(s),
                      "%d of %d" % (s["completed"], s["issued"]) if s else "-"),
+        "p99_reach": reach(t and t.get("p99"), 0.5, s and s.get("floor_p99")),
+        "p50_reach": reach(t and t.get("p50"), 1.0, s and s.get("floor_p50")),
     }
+
+
+def reach(tcp, k, floor):
+    """(label, verdict, detail) of a bar k x tcp against a floor: True if
+    the bar is at least the floor, None when either is missing"""
+    if tcp is None or floor is None:
+        return ("reachable", None, "-")
+    return ("reachable", k * tcp >= floor, "bar %.1f ms, floor %.1f ms" % (k * tcp, floor))
 
 
 def jain(xs):

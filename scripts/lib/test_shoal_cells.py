@@ -85,6 +85,28 @@ check("tally: all met", tally("x", [True, True]) == "goal: x: met (2 of 2 cells)
 check("tally: one not met", tally("x", [True, False]) == "goal: x: NOT met (1 of 2 cells)")
 check("tally: no cell is not met", tally("x", []) == "goal: x: NOT met (0 of 0 cells)")
 
+# the floor: the messages' own times at the link rate, less the burst
+def serial(times, serial_us):
+    c = timed(times)
+    c["serial_us"] = sorted(serial_us)
+    return c
+
+
+fl = cell([serial([5000] * 100, [1000 * i for i in range(1, 101)])], 1, burst_ms=4.0)
+check("floor: p99 is the 99th own time less the burst", fl["floor_p99"] == 95.0)
+check("floor: p50 is the 50th less the burst", fl["floor_p50"] == 46.0)
+check("floor: never below 0", cell([serial([1], [1000])], 1, 4.0)["floor_p50"] == 0.0)
+check("floor: None when a sender lists no own times",
+      cell([serial([1], [1000]), timed([1])], 2)["floor_p99"] is None)
+tcp = cell([timed([10000] * 50 + [180000] * 50)], 1)
+g = goals(fl, tcp)
+check("reach: half of TCP's p99 (90 ms) below the floor (95): out of reach",
+      g["p99_reach"][1] is False and "floor 95.0" in g["p99_reach"][2])
+check("reach: TCP's p50 (10 ms) below the floor (46): out of reach", g["p50_reach"][1] is False)
+g = goals(fl, cell([timed([50000] * 50 + [200000] * 50)], 1))
+check("reach: half of 200 ms is above 95: reachable", g["p99_reach"][1] is True)
+check("reach: no floor, no verdict", goals(t, t)["p99_reach"][1] is None)
+
 # Jain, busy, control
 check("Jain of equal shares is 1", abs(jain([2, 2, 2, 2]) - 1) < 1e-9)
 check("Jain of one of four is 0.25", abs(jain([4, 0, 0, 0]) - 0.25) < 1e-9)

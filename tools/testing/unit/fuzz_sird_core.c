@@ -49,8 +49,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sird_rx_peer peer[PEERS];
 	struct sird_cand cand[PEERS];
 	struct sird_tx_cand tx[PEERS];
-	struct sird_tx_turns turns = { 0 };
-	struct sird_cfg c;
+	struct sird_turns turns = { 0 }, rx_turns = { 0 };
+	struct sird_cfg c = { 0 };
+	bool fair;
 	u32 b = 0, sum, i, n, turns_all = 0;
 	u64 now = 0, pace_prev;
 	size_t at = 0;
@@ -70,9 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	at++;
 	c.overhead = 60;
 	c.fair_permille = (data[at++] % 11) * 100;
+	c.rx_fair_permille = (data[at++] % 11) * 100;
 	for (i = 0; i < PEERS; i++) {
 		sird_rx_peer_init(&c, &peer[i], 0);
-		cand[i] = (struct sird_cand){ 0 };
+		cand[i] = (struct sird_cand){ .order = i + 1 };
 		tx[i] = (struct sird_tx_cand){ .order = i + 1 };
 	}
 	while (at < size) {
@@ -91,15 +93,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				cand[i].sb = peer[i].sb;
 				cand[i].bkt = sird_bucket(&peer[i]);
 			}
-			k = sird_pick(&c, b, cand, PEERS);
+			/* a fair turn if one is chosen at all */
+			fair = rx_turns.acc + c.rx_fair_permille >= 1000;
+			k = sird_pick(&c, b, &rx_turns, cand, PEERS);
 			for (i = 0; i < PEERS; i++) {
 				bool ok = sird_can_grant(&c, b, &cand[i]);
 
 				if (k < 0 && ok)
 					abort();	/* one had room */
-				if (k >= 0 && ok && cand[i].left < cand[k].left)
+				if (k >= 0 && !fair && ok &&
+				    cand[i].left < cand[k].left)
 					abort();	/* not SRPT */
 			}
+			if (k >= 0 && fair && rx_turns.last != cand[k].order)
+				abort();	/* the round's host not kept */
 			if (k < 0)
 				break;
 			if (!sird_can_grant(&c, b, &cand[k]))

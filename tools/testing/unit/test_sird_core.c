@@ -177,26 +177,27 @@ static void test_grant(void)
 		{ .left = 3000, .rem = 3000, .sb = BDP - 100, .bkt = BDP },
 		{ .left = 8000, .rem = 8000, .sb = 0, .bkt = BDP },
 	};
+	struct sird_turns t = { 0 };
 	struct sird_rx_peer p;
 	u32 b = 0;
 
-	CHECK_EQ(sird_pick(&cfg, 0, c, 3), 0,
+	CHECK_EQ(sird_pick(&cfg, 0, &t, c, 3), 0,
 		 "SRPT among those with room: 5000 left (the 3000 one's bucket is full)");
 	c[1].sb = 0;
-	CHECK_EQ(sird_pick(&cfg, 0, c, 3), 1, "room again: the 3000 one");
+	CHECK_EQ(sird_pick(&cfg, 0, &t, c, 3), 1, "room again: the 3000 one");
 	CHECK_EQ(sird_grant_size(&cfg, &c[1]), MSS, "a grant is one MSS");
 	c[1].rem = 200;
 	CHECK_EQ(sird_grant_size(&cfg, &c[1]), 200, "or what is left to grant");
-	CHECK_EQ(sird_pick(&cfg, cfg.b - MSS + 1, c, 3), 1,
+	CHECK_EQ(sird_pick(&cfg, cfg.b - MSS + 1, &t, c, 3), 1,
 		 "B nearly used: only the 200-byte grant fits");
-	CHECK_EQ(sird_pick(&cfg, cfg.b - 199, c, 3), -1, "B full: nobody");
+	CHECK_EQ(sird_pick(&cfg, cfg.b - 199, &t, c, 3), -1, "B full: nobody");
 	c[0].rem = c[1].rem = c[2].rem = 0;
-	CHECK_EQ(sird_pick(&cfg, 0, c, 3), -1, "nothing wanted: nobody");
+	CHECK_EQ(sird_pick(&cfg, 0, &t, c, 3), -1, "nothing wanted: nobody");
 	c[2].rem = 100;
 	c[2].left = 100;
 	c[0].rem = 100;
 	c[0].left = 100;
-	CHECK_EQ(sird_pick(&cfg, 0, c, 3), 0, "a tie: the earlier candidate");
+	CHECK_EQ(sird_pick(&cfg, 0, &t, c, 3), 0, "a tie: the earlier candidate");
 
 	sird_rx_peer_init(&cfg, &p, 0);
 	sird_granted(&b, &p, 3000);
@@ -313,27 +314,35 @@ static void test_rtt(void)
  */
 static void test_rx_round_robin(void)
 {
-	/* hosts 1..3 in order, two messages of host 2 */
-	const u64 order[4] = { 1, 2, 2, 3 };
-	const u32 left[4] = { 500, 9000, 3000, 100 };
+	/* hosts 1..3 in order, two messages of host 2, all with room */
+	struct sird_cand c[4] = {
+		{ .order = 1, .left = 500, .rem = 500, .bkt = BDP },
+		{ .order = 2, .left = 9000, .rem = 9000, .bkt = BDP },
+		{ .order = 2, .left = 3000, .rem = 3000, .bkt = BDP },
+		{ .order = 3, .left = 100, .rem = 100, .bkt = BDP },
+	};
+	struct sird_turns t = { 0 };
+	struct sird_cfg rc = cfg;
 	u32 acc = 0, fair = 0;
-	int i, turn, got[4] = { -1, -1, -1, -1 };
-	u64 last = 0;
+	int turn, got[4];
 
-	for (turn = 0; turn < 4; turn++) {
-		int pick = -1;
-
-		for (i = 0; i < 4; i++)
-			if (sird_rr_before(last, order[i], left[i], pick >= 0,
-					   pick >= 0 ? order[pick] : 0,
-					   pick >= 0 ? left[pick] : 0))
-				pick = i;
-		got[turn] = pick;
-		last = order[pick];
-	}
+	rc.rx_fair_permille = 1000;
+	for (turn = 0; turn < 4; turn++)
+		got[turn] = sird_pick(&rc, 0, &t, c, 4);
 	CHECK(got[0] == 0 && got[1] == 2 && got[2] == 3 && got[3] == 0,
-	      "hosts in turn 1, 2 (its shorter message), 3, then 1 again (%d %d %d %d)",
+	      "all fair: hosts in turn 1, 2 (its shorter message), 3, then 1 again (%d %d %d %d)",
 	      got[0], got[1], got[2], got[3]);
+	rc.rx_fair_permille = 500;
+	t = (struct sird_turns){ 0 };
+	for (turn = 0; turn < 4; turn++)
+		got[turn] = sird_pick(&rc, 0, &t, c, 4);
+	CHECK(got[0] == 3 && got[1] == 0 && got[2] == 3 && got[3] == 2,
+	      "half fair: SRPT (100 left), host 1, SRPT, host 2 (%d %d %d %d)",
+	      got[0], got[1], got[2], got[3]);
+	c[0].rem = c[1].rem = c[2].rem = c[3].rem = 0;
+	acc = t.acc;
+	CHECK(sird_pick(&rc, 0, &t, c, 4) == -1 && t.acc == acc,
+	      "nothing with room: -1, and no turn spent");
 	for (turn = 0; turn < 1000; turn++)
 		fair += sird_fair_turn(&acc, 300);
 	CHECK_EQ(fair, 300U, "300 permille: exactly 300 fair turns in 1000");
@@ -350,7 +359,7 @@ static void test_sender(void)
 		{ .order = 10, .credit = 5000, .left = 1000 },
 		{ .order = 20, .credit = 5000, .left = 4000 },
 	};
-	struct sird_tx_turns t = { 0 };
+	struct sird_turns t = { 0 };
 	struct sird_cfg c = cfg;
 	int i, picks[3] = { 0 };
 
