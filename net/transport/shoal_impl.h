@@ -130,6 +130,7 @@ struct shoal_cfg {
 	u32 sird_tx_rate_mbps;	/* sender pacing (the uplink), 0: off */
 	u32 sird_fair_permille;	/* sender turns given to fair share */
 	u32 sird_rx_fair_permille; /* receiver grants given round robin */
+	u32 sird_rx_fifo_permille; /* receiver grants given to the oldest */
 	u32 sird_pace_unsched;	/* unscheduled arrivals take the credit
 				 * pacer's downlink time too
 				 */

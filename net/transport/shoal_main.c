@@ -37,6 +37,7 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.sird_tx_rate_mbps = 0,
 	.sird_fair_permille = 500,	/* the paper's evaluation */
 	.sird_rx_fair_permille = 0,	/* SRPT: the paper's evaluation */
+	.sird_rx_fifo_permille = 100,	/* bounds newest-first's wait */
 	.sird_pace_unsched = 1,		/* beyond the paper (shoal.md) */
 	.pl2_k = 4,			/* the paper's K */
 	.pl2_t = 2,			/* about an RSV-GRT delay here */

@@ -48,6 +48,7 @@ void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c)
 		.overhead = SHOAL_WIRE_OVERHEAD,
 		.fair_permille = READ_ONCE(s->sird_fair_permille),
 		.rx_fair_permille = READ_ONCE(s->sird_rx_fair_permille),
+		.rx_fifo_permille = READ_ONCE(s->sird_rx_fifo_permille),
 	};
 }
 
@@ -175,6 +176,7 @@ int shoal_credit_attach(struct shoal_sird *sird, struct shoal_credit *c,
 		.msg_len = msg_len,
 		.granted = min(granted, msg_len),
 		.granted_at = jiffies,
+		.born = sird->born++,
 	};
 	shoal_credit_want(sird, c);
 	spin_unlock(&sird->lock);
@@ -350,17 +352,21 @@ static u32 shoal_credit_rem(const struct shoal_credit *c)
 			    c->msg_len - c->granted;
 }
 
-/* The message to credit next: SRPT among those with room, or on a fair
- * turn the next sender host's shortest
+/* The message to credit next: SRPT among those with room, on a fair turn
+ * the next sender host's shortest, on a turn for the oldest the one that
+ * came first
  */
 static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 					    const struct sird_cfg *cfg,
 					    u32 *size)
 {
-	struct shoal_credit *c, *srpt = NULL, *rr = NULL;
+	const struct sird_shares sh = {
+		.fair = cfg->rx_fair_permille,
+		.fifo = cfg->rx_fifo_permille,
+	};
+	struct shoal_credit *c;
 	struct sird_choice ch;
 	struct sird_cand k;
-	unsigned int chose;
 
 	sird_choice_init(&ch);
 	list_for_each_entry(c, &sird->wanting, node) {
@@ -373,18 +379,14 @@ static struct shoal_credit *shoal_sird_pick(struct shoal_sird *sird,
 		if (!sird_can_grant(cfg, sird->b, &k) ||
 		    shoal_sird_room(c->ss) < sird_grant_size(cfg, &k))
 			continue;
-		chose = sird_choice_offer(&ch, &sird->rr, c->peer->order,
-					  k.left);
-		if (chose & SIRD_CHOSE_SRPT)
-			srpt = c;
-		if (chose & SIRD_CHOSE_RR)
-			rr = c;
+		sird_choice_offer(&ch, &sird->rr, c->peer->order, k.left,
+				  c->born, c);
 	}
-	chose = sird_choice_take(&ch, cfg->rx_fair_permille, &sird->rr);
-	if (!chose)
+	c = (struct shoal_credit *)sird_choice_take(&ch, &sh, &sird->rr);
+	if (!c)
 		return NULL;
-	c = chose == SIRD_CHOSE_RR ? rr : srpt;
 	sird->rr_grants += ch.fair;
+	sird->fifo_grants += ch.fifo;
 	*size = sird_min(shoal_credit_rem(c), cfg->mss);
 	return c;
 }
@@ -517,7 +519,8 @@ void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq)
 		   sird->reclaimed, sird->resent, sird->peers_freed);
 	seq_printf(seq, "unsched_paced %llu\narrived %llu\n",
 		   sird->unsched_paced, sird->arrived);
-	seq_printf(seq, "rr_grants %llu\n", sird->rr_grants);
+	seq_printf(seq, "rr_grants %llu\nfifo_grants %llu\n",
+		   sird->rr_grants, sird->fifo_grants);
 	seq_printf(seq, "rtt_min_us %llu\nsrtt_us %llu\nrtt_samples %llu\n",
 		   div_u64(sird->rtt.min_ns, 1000),
 		   div_u64(sird->rtt.srtt_ns, 1000), sird->rtt.samples);

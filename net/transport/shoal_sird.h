@@ -55,6 +55,7 @@ struct shoal_credit {
 					 * credit's data is due (sird_due())
 					 */
 	bool wanting;
+	u64 born;			/* sird->born when it came */
 	u32 nr_owed;
 	struct shoal_range owed[SHOAL_CREDIT_OWED];	/* trimmed bytes, to
 							 * ask for again
@@ -84,6 +85,8 @@ struct shoal_sird {
 	u64 peer_seq;			/* the last peer's order */
 	struct sird_turns rr;		/* round robin's turns over hosts */
 	u64 rr_grants;			/* grants given round robin */
+	u64 fifo_grants;		/* grants given to the oldest */
+	u64 born;			/* messages attached so far */
 };
 
 void shoal_sird_cfg(const struct shoal_net *sn, struct sird_cfg *c);

@@ -21,11 +21,11 @@
  *   to a sender that was cut back.
  * - Credit is granted a packet's worth (at most one MSS) at a time, to the
  *   message with the fewest bytes still to arrive (SRPT) among those whose
- *   sender's bucket and the global B both have room; ties go to the
- *   earlier candidate.  rx_fair_permille of the grants go round robin
- *   over the sender hosts instead (the paper's other policy), chosen as
- *   the sender's split chooses (sird_choice_*(), which the endpoint's
- *   list walk and the arrays here share).
+ *   sender's bucket and the global B both have room.  rx_fair_permille
+ *   of the grants go round robin over the sender hosts instead (the
+ *   paper's other policy), chosen as the sender's split chooses
+ *   (sird_choice_*(), which the endpoint's list walk and the arrays here
+ *   share).
  * - Credit is paced at the downlink rate counting each packet's headers,
  *   so that the data it lets in fits the link.  A pacer whose timer fired
  *   late makes up at most SIRD_PACE_CATCHUP_NS of the lost time with a
@@ -50,6 +50,16 @@
  *   is still in flight (it is waiting there) goes scheduled: the receiver
  *   then orders it with the others, and the bytes in flight towards a
  *   port are at most B plus a BDP per sender.
+ * - SRPT's ties go to the newest message, and rx_fifo_permille of the
+ *   grants (100 by default) to the oldest, as Homa's grant_fifo_fraction
+ *   does.  The paper does not say how ties go; they are the common case
+ *   when messages are of one size (an incast of RPCs): all that have
+ *   not begun have the same bytes left.  Oldest first is FIFO, whose
+ *   median at high load is a queue's (60 KB RPCs at 95% of 50 Mbit/s:
+ *   1.5x TCP cubic's); newest first serves most messages at once and
+ *   leaves a few to wait long (p50 0.4x cubic's, p99 as bad as cubic's);
+ *   the oldest's share bounds that wait (p99 0.3x).  Results:
+ *   Documentation/results/shoal.md, "Ties and the oldest".
  * - Sizes that fit the link: with the link's rate known, the BDP is that
  *   rate times the round trip a grant sees under load, within [4 MSS,
  *   64 KB] (64 KB, the old default, is 100 Mbit/s x 5 ms: a faster
@@ -77,6 +87,7 @@ struct sird_cfg {
 	u32 overhead;		/* header bytes per packet on the wire */
 	u32 fair_permille;	/* sender turns given to fair share */
 	u32 rx_fair_permille;	/* receiver grants given round robin */
+	u32 rx_fifo_permille;	/* receiver grants given to the oldest */
 };
 
 /* One AIMD loop: a bucket size and DCTCP's alpha */
@@ -99,6 +110,7 @@ struct sird_rx_peer {
 /* A message that may get credit */
 struct sird_cand {
 	u64 order;		/* its sender host's place in the round */
+	u64 born;		/* when it came, in any increasing unit */
 	u32 left;		/* bytes still to arrive (SRPT's key) */
 	u32 rem;		/* bytes wanted but not yet granted */
 	u32 sb;			/* its sender's outstanding credit */
@@ -246,6 +258,7 @@ static inline void sird_rx_sample(const struct sird_cfg *c,
  */
 struct sird_turns {
 	u32 acc;		/* fair_permille summed, mod 1000 */
+	u32 fifo_acc;		/* the oldest's share summed, mod 1000 */
 	u64 last;		/* order of the host a fair turn served last */
 };
 
@@ -281,63 +294,75 @@ static inline bool sird_rr_before(u64 last, u64 order, u32 left, bool have,
 }
 
 /* A pick in progress over candidates offered one at a time (an array's
- * elements or a list's entries: the caller keeps the ones chosen):
- * SRPT's choice and round robin's so far, each the first of equals
+ * elements or a list's entries): SRPT's choice (of equals the newest),
+ * round robin's and the oldest so far (each the first of equals), kept as
+ * the caller's pointers
  */
+enum { SIRD_SRPT, SIRD_RR, SIRD_OLD, SIRD_CHOICES };
+
 struct sird_choice {
-	bool srpt, rr;		/* one chosen yet */
+	const void *kept[SIRD_CHOICES];	/* NULL: none chosen yet */
 	bool fair;		/* sird_choice_take() took a fair turn */
+	bool fifo;		/* ... or one for the oldest */
 	u32 srpt_left, rr_left;
-	u64 rr_order;
+	u64 srpt_born, rr_order, old_born;
 };
 
-#define SIRD_CHOSE_SRPT	0x1
-#define SIRD_CHOSE_RR	0x2
+/* The shares of the turns that do not go to SRPT, in permille */
+struct sird_shares {
+	u32 fair;		/* round robin over hosts */
+	u32 fifo;		/* the oldest candidate (lowest born) */
+};
 
 static inline void sird_choice_init(struct sird_choice *ch)
 {
-	*ch = (struct sird_choice){ .srpt = false };
+	*ch = (struct sird_choice){ .fair = false };
 }
 
-/* A candidate, a message of @left bytes of the host at @order, may be
- * chosen (@t: the turns so far): which choices it now is (SIRD_CHOSE_*)
+/* Candidate @what, a message of @left bytes of the host at @order that
+ * came @born'th, may be chosen (@t: the turns so far)
  */
-static inline unsigned int sird_choice_offer(struct sird_choice *ch,
-					     const struct sird_turns *t,
-					     u64 order, u32 left)
+static inline void sird_choice_offer(struct sird_choice *ch,
+				     const struct sird_turns *t, u64 order,
+				     u32 left, u64 born, const void *what)
 {
-	unsigned int chose = 0;
-
-	if (!ch->srpt || left < ch->srpt_left) {
-		ch->srpt = true;
+	if (!ch->kept[SIRD_SRPT] || left < ch->srpt_left ||
+	    (left == ch->srpt_left && born > ch->srpt_born)) {
+		ch->kept[SIRD_SRPT] = what;
 		ch->srpt_left = left;
-		chose |= SIRD_CHOSE_SRPT;
+		ch->srpt_born = born;
 	}
-	if (sird_rr_before(t->last, order, left, ch->rr, ch->rr_order,
-			   ch->rr_left)) {
-		ch->rr = true;
+	if (!ch->kept[SIRD_OLD] || born < ch->old_born) {
+		ch->kept[SIRD_OLD] = what;
+		ch->old_born = born;
+	}
+	if (sird_rr_before(t->last, order, left, ch->kept[SIRD_RR],
+			   ch->rr_order, ch->rr_left)) {
+		ch->kept[SIRD_RR] = what;
 		ch->rr_order = order;
 		ch->rr_left = left;
-		chose |= SIRD_CHOSE_RR;
 	}
-	return chose;
 }
 
-/* Which choice goes (SIRD_CHOSE_*), 0: nothing was offered.  @permille of
- * the turns (by @t's running sum) are fair: round robin's choice, whose
- * host becomes @t->last; the others SRPT's.  A pick without a choice
- * spends no turn.
+/* The candidate chosen, NULL: none was offered.  @s->fifo of the turns go
+ * to the oldest; of the others @s->fair are fair: round robin's choice,
+ * whose host becomes @t->last; the rest SRPT's.  Each share is exact by
+ * its running sum in @t.  A pick without a choice spends no turn.
  */
-static inline unsigned int sird_choice_take(struct sird_choice *ch,
-					    u32 permille, struct sird_turns *t)
+static inline const void *sird_choice_take(struct sird_choice *ch,
+					   const struct sird_shares *s,
+					   struct sird_turns *t)
 {
-	if (!ch->srpt)
-		return 0;
-	ch->fair = sird_fair_turn(&t->acc, permille);
+	if (!ch->kept[SIRD_SRPT])
+		return NULL;
+	ch->fifo = sird_fair_turn(&t->fifo_acc, s->fifo);
+	if (ch->fifo)
+		return ch->kept[SIRD_OLD];
+	ch->fair = sird_fair_turn(&t->acc, s->fair);
 	if (!ch->fair)
-		return SIRD_CHOSE_SRPT;
+		return ch->kept[SIRD_SRPT];
 	t->last = ch->rr_order;
-	return SIRD_CHOSE_RR;
+	return ch->kept[SIRD_RR];
 }
 
 /* The credit the next grant to @m would give: a packet's worth */
@@ -364,24 +389,22 @@ static inline int sird_pick(const struct sird_cfg *c, u32 b,
 			    struct sird_turns *t,
 			    const struct sird_cand *cands, u32 n)
 {
+	const struct sird_shares sh = {
+		.fair = c->rx_fair_permille,
+		.fifo = c->rx_fifo_permille,
+	};
+	const struct sird_cand *m;
 	struct sird_choice ch;
-	int srpt = -1, rr = -1;
-	unsigned int chose;
 	u32 i;
 
 	sird_choice_init(&ch);
-	for (i = 0; i < n; i++) {
-		if (!sird_can_grant(c, b, &cands[i]))
-			continue;
-		chose = sird_choice_offer(&ch, t, cands[i].order,
-					  cands[i].left);
-		if (chose & SIRD_CHOSE_SRPT)
-			srpt = (int)i;
-		if (chose & SIRD_CHOSE_RR)
-			rr = (int)i;
-	}
-	chose = sird_choice_take(&ch, c->rx_fair_permille, t);
-	return chose == SIRD_CHOSE_RR ? rr : srpt;
+	for (i = 0; i < n; i++)
+		if (sird_can_grant(c, b, &cands[i]))
+			sird_choice_offer(&ch, t, cands[i].order,
+					  cands[i].left, cands[i].born,
+					  &cands[i]);
+	m = sird_choice_take(&ch, &sh, t);
+	return m ? (int)(m - cands) : -1;
 }
 
 /* Credit of @n bytes granted to sender @p (the caller checked room) */
@@ -522,23 +545,18 @@ static inline int sird_tx_pick(const struct sird_cfg *c,
 			       struct sird_turns *t,
 			       const struct sird_tx_cand *r, u32 n)
 {
+	const struct sird_shares sh = { .fair = c->fair_permille };
+	const struct sird_tx_cand *k;
 	struct sird_choice ch;
-	int srpt = -1, rr = -1;
-	unsigned int chose;
 	u32 i;
 
 	sird_choice_init(&ch);
-	for (i = 0; i < n; i++) {
-		if (!sird_tx_eligible(&r[i]))
-			continue;
-		chose = sird_choice_offer(&ch, t, r[i].order, r[i].left);
-		if (chose & SIRD_CHOSE_SRPT)
-			srpt = (int)i;
-		if (chose & SIRD_CHOSE_RR)
-			rr = (int)i;
-	}
-	chose = sird_choice_take(&ch, c->fair_permille, t);
-	return chose == SIRD_CHOSE_RR ? rr : srpt;
+	for (i = 0; i < n; i++)
+		if (sird_tx_eligible(&r[i]))
+			sird_choice_offer(&ch, t, r[i].order, r[i].left, 0,
+					  &r[i]);
+	k = sird_choice_take(&ch, &sh, t);
+	return k ? (int)(k - r) : -1;
 }
 
 #endif /* _SIRD_CORE_H */

@@ -12,7 +12,7 @@ port, in filter order), qdisc.json (tc -s -j qdisc show dev r0, after)
 and port.txt (two perf_port_sample lines around the run).  Prints:
 wire_i and good_i (Mbit/s per sender: IP bytes that reached the
 receiver, message bytes completed), jain_wire and jain_good (Jain's
-index over the N senders), util (percent of the link the port sent, from
+index over the N senders), jain_sird (over the SIRD senders alone), util (percent of the link the port sent, from
 port.txt), failed (RPCs failed or unanswered, all senders), completed,
 enq and bumps (afq's enqueued and bid_bumps: a bid bump is a packet whose
 flow was idle, so with every packet its own flow it is every packet),
@@ -76,6 +76,7 @@ def main():
         v["good_%d" % (i + 1)] = "%.2f" % good[i]
     v["jain_wire"] = "%.3f" % jain(wire)
     v["jain_good"] = "%.3f" % jain(good)
+    v["jain_sird"] = "%.3f" % jain(wire[:n - 1])
     v["failed"] = failed
     v["completed"] = completed
     enq = bumps = -1

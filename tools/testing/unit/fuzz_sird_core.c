@@ -51,13 +51,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sird_tx_cand tx[PEERS];
 	struct sird_turns turns = { 0 }, rx_turns = { 0 };
 	struct sird_cfg c = { 0 };
-	bool fair;
+	bool fair, fifo;
 	u32 b = 0, sum, i, n, turns_all = 0;
-	u64 now = 0, pace_prev;
+	u64 now = 0, pace_prev, born = 0;
 	size_t at = 0;
 	int k;
 
-	if (size < 16)
+	if (size < 24)	/* the settings below read 21 bytes */
 		return 0;
 	c.mss = 1 + get32(data, size, &at) % 9000;
 	c.bdp = c.mss + get32(data, size, &at) % (1U << 22);
@@ -72,6 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.overhead = 60;
 	c.fair_permille = (data[at++] % 11) * 100;
 	c.rx_fair_permille = (data[at++] % 11) * 100;
+	c.rx_fifo_permille = (data[at++] % 11) * 100;
 	for (i = 0; i < PEERS; i++) {
 		sird_rx_peer_init(&c, &peer[i], 0);
 		cand[i] = (struct sird_cand){ .order = i + 1 };
@@ -87,23 +88,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0:	/* a message wants credit */
 			cand[op % PEERS].rem = v % (4 * c.bdp);
 			cand[op % PEERS].left = cand[op % PEERS].rem + (v >> 20);
+			cand[op % PEERS].born = born++;
 			break;
 		case 1:	/* the pacer grants what it may */
 			for (i = 0; i < PEERS; i++) {
 				cand[i].sb = peer[i].sb;
 				cand[i].bkt = sird_bucket(&peer[i]);
 			}
-			/* a fair turn if one is chosen at all */
-			fair = rx_turns.acc + c.rx_fair_permille >= 1000;
+			/* a turn for the oldest, else a fair one, if one is
+			 * chosen at all
+			 */
+			fifo = rx_turns.fifo_acc + c.rx_fifo_permille >= 1000;
+			fair = !fifo &&
+			       rx_turns.acc + c.rx_fair_permille >= 1000;
 			k = sird_pick(&c, b, &rx_turns, cand, PEERS);
 			for (i = 0; i < PEERS; i++) {
 				bool ok = sird_can_grant(&c, b, &cand[i]);
 
 				if (k < 0 && ok)
 					abort();	/* one had room */
-				if (k >= 0 && !fair && ok &&
-				    cand[i].left < cand[k].left)
-					abort();	/* not SRPT */
+				if (k >= 0 && !fair && !fifo && ok &&
+				    (cand[i].left < cand[k].left ||
+				     (cand[i].left == cand[k].left &&
+				      cand[i].born > cand[k].born)))
+					abort();	/* not SRPT, newest of equals */
+				if (k >= 0 && fifo && ok &&
+				    cand[i].born < cand[k].born)
+					abort();	/* not the oldest */
 			}
 			if (k >= 0 && fair && rx_turns.last != cand[k].order)
 				abort();	/* the round's host not kept */

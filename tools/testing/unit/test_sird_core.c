@@ -198,6 +198,9 @@ static void test_grant(void)
 	c[0].rem = 100;
 	c[0].left = 100;
 	CHECK_EQ(sird_pick(&cfg, 0, &t, c, 3), 0, "a tie: the earlier candidate");
+	c[0].born = 4;
+	c[2].born = 9;
+	CHECK_EQ(sird_pick(&cfg, 0, &t, c, 3), 2, "a tie: the newer message");
 
 	sird_rx_peer_init(&cfg, &p, 0);
 	sird_granted(&b, &p, 3000);
@@ -308,6 +311,49 @@ static void test_rtt(void)
 	CHECK_EQ(r.min_ns, 1, "a sample of 0 counts as 1 ns: 0 means none");
 }
 
+/* The receiver's turns for the oldest message: exactly their share of
+ * the picks, to the lowest born among those with room; the other turns
+ * stay SRPT's and round robin's as before
+ */
+static void test_rx_fifo(void)
+{
+	struct sird_cand c[3] = {
+		{ .order = 1, .born = 7, .left = 900, .rem = 900, .bkt = BDP },
+		{ .order = 2, .born = 3, .left = 90000, .rem = 90000,
+		  .bkt = BDP },
+		{ .order = 3, .born = 5, .left = 50000, .rem = 50000,
+		  .bkt = BDP },
+	};
+	struct sird_turns t = { 0 };
+	struct sird_cfg rc = cfg;
+	int turn, got[4], old = 0;
+
+	rc.rx_fifo_permille = 250;
+	for (turn = 0; turn < 4; turn++)
+		got[turn] = sird_pick(&rc, 0, &t, c, 3);
+	CHECK(got[0] == 0 && got[1] == 0 && got[2] == 0 && got[3] == 1,
+	      "a quarter for the oldest: SRPT three times, then the one born first (%d %d %d %d)",
+	      got[0], got[1], got[2], got[3]);
+	c[1].sb = BDP;
+	for (turn = 0; turn < 4; turn++)
+		got[turn] = sird_pick(&rc, 0, &t, c, 3);
+	CHECK_EQ(got[3], 2, "the oldest without room: the oldest with room");
+	/* one host: round robin's choice is its shortest, never the oldest */
+	c[0].order = c[2].order = 1;
+	rc.rx_fifo_permille = 300;
+	rc.rx_fair_permille = 1000;
+	t = (struct sird_turns){ 0 };
+	for (turn = 0; turn < 1000; turn++)
+		old += sird_pick(&rc, 0, &t, c, 3) == 2;
+	CHECK(old == 300 && t.last == 1,
+	      "300 permille for the oldest, the rest round robin: %d of 1000 picks to it",
+	      old);
+	rc.rx_fair_permille = 0;
+	rc.rx_fifo_permille = 1000;
+	c[0].born = 1;
+	CHECK_EQ(sird_pick(&rc, 0, &t, c, 3), 0, "all FIFO: the one born first");
+}
+
 /* The receiver's round robin over hosts: the order after the last one
  * served, wrapping around, the shorter message within a host; and the
  * running sum that makes exactly permille of the turns fair
@@ -412,6 +458,7 @@ int main(void)
 	test_due();
 	test_rtt();
 	test_rx_round_robin();
+	test_rx_fifo();
 	test_sender();
 	return unit_done();
 }
