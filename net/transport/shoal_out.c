@@ -228,7 +228,7 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 			break;
 		budget -= len;
 	}
-	shoal_sird_tx_update(ss, m);
+	shoal_sird_tx_update(ss, m, q);
 }
 
 /* One packet of @m's resends or authorised bytes, for the uplink pacer:
@@ -421,7 +421,7 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 	m->unsched = 0;
 	m->announced = true;
 	shoal_tx_init(&m->tx, m->len, 0);
-	shoal_sird_tx_update(ss, m);
+	shoal_sird_tx_update(ss, m, NULL);
 	shoal_stat_inc(ss->sn, SHOAL_STAT_TX_NOTHELD);
 }
 

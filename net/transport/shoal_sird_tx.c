@@ -71,15 +71,79 @@ static void __shoal_sird_tx_update(struct shoal_sird_tx *tx,
 	}
 }
 
-/* @m's tx state changed: what it holds, and the pacer if it holds some.
- * Under ss->lock.
+/* The pacer's settings: the sender's rate, and how early a packet may go */
+static void shoal_sird_tx_cfg(struct shoal_sird_tx *tx, struct sird_cfg *cfg,
+			      u64 *slack)
+{
+	shoal_sird_cfg(tx->sn, cfg);
+	cfg->rate_bps = READ_ONCE(tx->sn->cfg.sird_tx_rate_mbps) * 1000000ULL;
+	/* a packet may go while the uplink has at most one more to send
+	 * (a timer per packet would make the timer's own lateness the rate)
+	 */
+	*slack = sird_pace_ns(cfg, cfg->mss);
+}
+
+/* One packet of @m, whose socket is locked, as the pacer sends it: its
+ * length, 0 if none went (then @m leaves the list)
  */
-void shoal_sird_tx_update(struct shoal_sock *ss, struct shoal_omsg *m)
+static u32 shoal_sird_tx_one(struct shoal_sird_tx *tx, struct shoal_omsg *m,
+			     const struct sird_cfg *cfg, u64 now,
+			     struct sk_buff_head *q)
+{
+	struct shoal_sock *ss = m->ss;
+	bool csn = sird_csn(cfg, tx->held);
+	u32 len;
+
+	len = ss->dead ? 0 : shoal_omsg_send_one(ss, m, csn, q);
+	__shoal_sird_tx_update(tx, m, !ss->dead && len);
+	tx->paced += !!len;
+	tx->csn += csn && len;
+	if (cfg->rate_bps)
+		tx->next_ns = sird_pace_next(tx->next_ns, now,
+					     sird_pace_ns(cfg, len));
+	return len;
+}
+
+/* @m is all the pacer has and its clock lets a packet go now: send what
+ * the clock allows from here, as the pacer would, instead of waiting for
+ * its timer (a message's first packets, and every short message, would
+ * otherwise leave a timer's latency late: on a virtual host that is
+ * 0.1-0.3 ms a message).  Under ss->lock and tx->lock.
+ */
+static u32 shoal_sird_tx_idle(struct shoal_sird_tx *tx, struct shoal_omsg *m,
+			      struct sk_buff_head *q)
+{
+	struct sird_cfg cfg;
+	u64 now, slack;
+	u32 i;
+
+	if (tx->nr_ready != 1 || hrtimer_is_queued(&tx->pacer))
+		return 0;
+	shoal_sird_tx_cfg(tx, &cfg, &slack);
+	now = ktime_get_ns();
+	for (i = 0; i < SHOAL_TX_BURST && m->tx_ready; i++) {
+		if (cfg.rate_bps && now + slack < tx->next_ns)
+			break;
+		if (!shoal_sird_tx_one(tx, m, &cfg, now, q))
+			break;
+	}
+	tx->direct += i;
+	return i;
+}
+
+/* @m's tx state changed: what it holds, and the pacer if it holds some;
+ * with @q, packets the pacer would send at once go there.  Under
+ * ss->lock.
+ */
+void shoal_sird_tx_update(struct shoal_sock *ss, struct shoal_omsg *m,
+			  struct sk_buff_head *q)
 {
 	struct shoal_sird_tx *tx = &ss->sn->sird_tx;
 
 	spin_lock(&tx->lock);
 	__shoal_sird_tx_update(tx, m, !ss->dead);
+	if (q && m->tx_ready)
+		shoal_sird_tx_idle(tx, m, q);
 	if (m->tx_ready)
 		shoal_sird_tx_kick(tx, max(ktime_get_ns(), tx->next_ns));
 	spin_unlock(&tx->lock);
@@ -152,20 +216,13 @@ static enum hrtimer_restart shoal_sird_tx_pace(struct hrtimer *t)
 	struct sk_buff_head q;
 	struct sird_cfg cfg;
 	u64 now, at = 0, slack;
-	bool csn;
-	u32 i, len;
+	u32 i;
 
 	__skb_queue_head_init(&q);
-	shoal_sird_cfg(tx->sn, &cfg);
-	cfg.rate_bps = READ_ONCE(tx->sn->cfg.sird_tx_rate_mbps) * 1000000ULL;
-	slack = sird_pace_ns(&cfg, cfg.mss);
+	shoal_sird_tx_cfg(tx, &cfg, &slack);
 	spin_lock(&tx->lock);
 	now = ktime_get_ns();
 	for (i = 0; i < SHOAL_TX_BURST; i++) {
-		/* a packet may go while the uplink has at most one more
-		 * to send (a timer per packet would make the timer's own
-		 * lateness the rate)
-		 */
 		if (cfg.rate_bps && now + slack < tx->next_ns) {
 			at = tx->next_ns - slack;
 			break;
@@ -179,15 +236,8 @@ static enum hrtimer_restart shoal_sird_tx_pace(struct hrtimer *t)
 			at = now + SHOAL_TX_RETRY_NS;
 			break;
 		}
-		csn = sird_csn(&cfg, tx->held);
-		len = ss->dead ? 0 : shoal_omsg_send_one(ss, m, csn, &q);
-		__shoal_sird_tx_update(tx, m, !ss->dead && len);
+		shoal_sird_tx_one(tx, m, &cfg, now, &q);
 		spin_unlock(&ss->lock);
-		tx->paced += !!len;
-		tx->csn += csn && len;
-		if (cfg.rate_bps)
-			tx->next_ns = sird_pace_next(tx->next_ns, now,
-						     sird_pace_ns(&cfg, len));
 	}
 	if (i == SHOAL_TX_BURST)	/* more to send: go on soon */
 		at = max(now, tx->next_ns);
@@ -225,6 +275,7 @@ void shoal_sird_tx_show(struct shoal_sird_tx *tx, struct seq_file *seq)
 		   tx->held, tx->nr_ready, tx->paced);
 	seq_printf(seq, "tx_csn %llu\ntx_fair %llu\ntx_busy %llu\n",
 		   tx->csn, tx->fair, tx->busy);
+	seq_printf(seq, "tx_direct %llu\n", tx->direct);
 	seq_puts(seq, "# tx receiver held left\n");
 	list_for_each_entry(m, &tx->ready, tx_node)
 		seq_printf(seq, "tx %pI6c %u %u\n", &m->dst.ip, m->tx_held,

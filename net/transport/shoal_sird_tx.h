@@ -27,6 +27,7 @@
 struct shoal_net;
 struct shoal_sock;
 struct shoal_omsg;
+struct sk_buff_head;
 
 #define SHOAL_TX_HOSTS		32	/* receiver hosts a pick weighs */
 
@@ -43,6 +44,7 @@ struct shoal_sird_tx {
 	u64 csn;			/* DATA packets sent with csn */
 	u64 fair;			/* pacer turns given to fair share */
 	u64 busy;			/* times a socket was busy */
+	u64 direct;			/* packets sent at once, the pacer idle */
 	/* the pick's scratch: not on the stack, which the kernel would
 	 * zero for every packet (CONFIG_INIT_STACK_ALL_ZERO)
 	 */
@@ -54,7 +56,8 @@ void shoal_sird_tx_init(struct shoal_sird_tx *tx, struct shoal_net *sn);
 void shoal_sird_tx_exit(struct shoal_sird_tx *tx);
 bool shoal_sird_tx_paced(const struct shoal_net *sn);
 bool shoal_sird_tx_csn(struct shoal_net *sn);
-void shoal_sird_tx_update(struct shoal_sock *ss, struct shoal_omsg *m);
+void shoal_sird_tx_update(struct shoal_sock *ss, struct shoal_omsg *m,
+			  struct sk_buff_head *q);
 void shoal_sird_tx_forget(struct shoal_sock *ss, struct shoal_omsg *m);
 void shoal_sird_tx_show(struct shoal_sird_tx *tx, struct seq_file *seq);
 

@@ -25,6 +25,10 @@
 #      receiver wait, the host never holds more credit than the two
 #      receivers' buckets (a quiet message's credit is asked for again,
 #      not given anew).
+#   4. Idle: paced, with nothing else to send, a lone short message's
+#      packet leaves from the socket at once (tx_direct), not from the
+#      pacer's timer a timer's latency later: every packet the pacer
+#      counts is one sent so.
 # Every message arrives intact in every case.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
@@ -184,5 +188,33 @@ tap_ok "${q_peak:--1} >= 0 && ${q_peak:--1} <= 8 && ${q_peak:--1} * 2 <= $unpace
 tap_ok "$csn > 0" "paced: credit held past SThr sets csn on DATA ($csn packets)"
 tap_ok "${alpha1:-0} > 0 && ${alpha2:-0} > 0" \
 	"paced: both receivers' csn loops saw it (alpha $alpha1, $alpha2 > 0)"
+
+# 4. one message at a time, each acknowledged before the next
+ip netns exec "$S" sysctl -qw net.shoal.sird_tx_rate_mbps=$UPLINK || topo_die "sysctls"
+direct0=$(sird_tx tx_direct)
+paced0=$(sird_tx tx_paced)
+ip netns exec "$TOPO_RX" "$MSGS_PY" recv $PORT 5 60 "$TOPO_TMP/r3.ready" \
+	>"$TOPO_TMP/r3.json" &
+rpid=$!
+for ((i = 0; i < 600; i++)); do
+	[ -e "$TOPO_TMP/r3.ready" ] && break
+	topo_nap 0.05
+done
+lone_acked=0
+for ((i = 0; i < 5; i++)); do
+	a=$(ip netns exec "$S" "$MSGS_PY" send "$R1ADDR" $PORT 1 1000 3 |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["tx_acked"])')
+	lone_acked=$((lone_acked + ${a:-0}))
+done
+wait "$rpid"
+rgood=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["good"])' \
+	"$TOPO_TMP/r3.json")
+direct=$(($(sird_tx tx_direct) - direct0))
+paced=$(($(sird_tx tx_paced) - paced0))
+echo "# idle: $lone_acked of 5 acknowledged; $direct packets sent at once of $paced paced"
+tap_ok "$lone_acked == 5 && ${rgood:-0} == 5" \
+	"idle: 5 lone messages acknowledged ($lone_acked) and arrived intact (${rgood:-0})"
+tap_ok "$direct >= 5 && $direct == $paced" \
+	"idle: each lone message's packet left at once, not on the pacer's timer ($direct of $paced >= 5)"
 
 tap_done
