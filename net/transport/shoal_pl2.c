@@ -225,22 +225,38 @@ static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
  * to send, of equals the newest (most of a queue of equal messages then
  * completes at once, as a FIFO's would not), and pl2_fifo_permille of the
  * picks the oldest, which bounds its wait (sird_core.h's choice, as the
- * SIRD receiver's grants)
+ * SIRD receiver's grants).  Before them, a message begun and then passed
+ * over for half a resend interval, for one packet (*@most): its receiver,
+ * which cannot tell a message held back from one whose packets were lost,
+ * asks for its bytes again after two quiet intervals, and they would come
+ * twice.
  */
 static struct shoal_omsg *shoal_pl2_next(struct shoal_sock *ss,
-					 struct shoal_pl2_dst *d)
+					 struct shoal_pl2_dst *d, u32 *most)
 {
 	const struct sird_shares sh = {
 		.fifo = READ_ONCE(ss->sn->cfg.pl2_fifo_permille),
 	};
+	unsigned long quiet = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	struct shoal_omsg *m, *stale = NULL;
 	struct sird_choice ch;
-	struct shoal_omsg *m;
 
+	quiet = max(quiet / 2, 1UL);
 	sird_choice_init(&ch);
-	list_for_each_entry(m, &d->msgs, pl2_node)
+	list_for_each_entry(m, &d->msgs, pl2_node) {
+		if (m->pl2_sent &&
+		    time_after_eq(jiffies, m->pl2_sent + quiet) &&
+		    (!stale || time_before(m->pl2_sent, stale->pl2_sent)))
+			stale = m;
 		sird_choice_offer(&ch, &d->turns, 0,
 				  min_t(u64, shoal_tx_sendable(&m->tx), U32_MAX),
 				  m->pl2_born, m);
+	}
+	if (stale) {
+		*most = 1;
+		return stale;
+	}
+	*most = U32_MAX;
 	return (struct shoal_omsg *)sird_choice_take(&ch, &sh, &d->turns);
 }
 
@@ -255,7 +271,7 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 	enum shoal_tx_kind kind;
 	struct shoal_omsg *m;
 	struct sk_buff *skb;
-	u32 off, len, took;
+	u32 off, len, took, most;
 	u8 flags;
 
 	b = kzalloc(sizeof(*b), GFP_ATOMIC);
@@ -266,9 +282,9 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 	b->dst = d;
 	INIT_LIST_HEAD(&b->timed);
 	__skb_queue_head_init(&b->skbs);
-	while (b->demand < c->k && (m = shoal_pl2_next(ss, d))) {
+	while (b->demand < c->k && (m = shoal_pl2_next(ss, d, &most))) {
 		took = b->demand;
-		while (b->demand < c->k &&
+		while (b->demand < c->k && b->demand - took < most &&
 		       (kind = shoal_tx_next(&m->tx, m->mss, &off, &len)) !=
 		       SHOAL_TX_NONE) {
 			flags = SHOAL_F_SCHED;
@@ -290,6 +306,7 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 		 * counts from the last of its bytes that left
 		 */
 		m->heard = jiffies;
+		m->pl2_sent = jiffies ? jiffies : 1;
 		if (!shoal_tx_sendable(&m->tx))
 			list_del_init(&m->pl2_node);
 		else if (b->demand == took)
