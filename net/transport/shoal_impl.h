@@ -140,6 +140,7 @@ struct shoal_cfg {
 	u32 pl2_slot_ns;	/* a slot, 0: a full frame at the rate */
 	u32 pl2_outstanding;	/* exchanges per destination host */
 	u32 pl2_rsv_timeout_us;	/* an RSV's wait for its GRT, at least */
+	u32 pl2_fifo_permille;	/* burst picks given to the oldest */
 	u32 fold_acks;		/* a response's ACK rides on the next
 				 * request to its server (SHOAL_O_ACK)
 				 */

@@ -45,6 +45,7 @@ static const struct shoal_cfg shoal_cfg_default = {
 	.pl2_slot_ns = 0,		/* 1514 bytes at pl2_rate_mbps */
 	.pl2_outstanding = 1,		/* one exchange per destination */
 	.pl2_rsv_timeout_us = 20000,
+	.pl2_fifo_permille = 100,	/* bounds newest-first's wait */
 	.fold_acks = 1,			/* Homa's way: beyond SIRD */
 	.link_mbps = 0,			/* the device's speed */
 	.link_rtt_us = 5000,		/* the guest's loaded round trip */

@@ -10,8 +10,10 @@
  * must go again in its slot.  At most net.shoal.pl2_outstanding exchanges
  * run per destination; an exchange ends when its burst is handed to the
  * device.  A burst packs the packets of several messages to one host
- * (small messages would otherwise pay an RSV each), oldest message first,
- * resends before new bytes.
+ * (small messages would otherwise pay an RSV each), the message with the
+ * fewest bytes left to send first (of equals the newest), on
+ * net.shoal.pl2_fifo_permille of the picks the oldest; each message's
+ * resends before its new bytes.
  *
  * What the receiver does is SIRD's without credit: a PL2 message's DATA
  * says all its bytes come unasked, so the receiver reassembles,
@@ -147,6 +149,7 @@ int shoal_pl2_attach(struct shoal_sock *ss, struct shoal_omsg *m)
 		ss->pl2s.nr_dsts++;
 	}
 	d->nr_msgs++;
+	m->pl2_born = d->born++;
 	m->pl2_dst = d;
 	return 0;
 }
@@ -218,18 +221,57 @@ static void shoal_pl2_rsv(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 	shoal_pl2_time(ss, b, now, shoal_pl2_timeout_ns(ss->sn));
 }
 
-/* Up to K packets from @d's messages, oldest first; NULL if none (or no
- * memory: the bytes stay with their messages)
+/* The message whose bytes go next to @d: SRPT on the bytes it has left
+ * to send, of equals the newest (most of a queue of equal messages then
+ * completes at once, as a FIFO's would not), and pl2_fifo_permille of the
+ * picks the oldest, which bounds its wait (sird_core.h's choice, as the
+ * SIRD receiver's grants).  Before them, a message begun and then passed
+ * over for half a resend interval, for one packet (*@most): its receiver,
+ * which cannot tell a message held back from one whose packets were lost,
+ * asks for its bytes again after two quiet intervals, and they would come
+ * twice.
+ */
+static struct shoal_omsg *shoal_pl2_next(struct shoal_sock *ss,
+					 struct shoal_pl2_dst *d, u32 *most)
+{
+	const struct sird_shares sh = {
+		.fifo = READ_ONCE(ss->sn->cfg.pl2_fifo_permille),
+	};
+	unsigned long quiet = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	struct shoal_omsg *m, *stale = NULL;
+	struct sird_choice ch;
+
+	quiet = max(quiet / 2, 1UL);
+	sird_choice_init(&ch);
+	list_for_each_entry(m, &d->msgs, pl2_node) {
+		if (m->pl2_sent &&
+		    time_after_eq(jiffies, m->pl2_sent + quiet) &&
+		    (!stale || time_before(m->pl2_sent, stale->pl2_sent)))
+			stale = m;
+		sird_choice_offer(&ch, &d->turns, 0,
+				  min_t(u64, shoal_tx_sendable(&m->tx), U32_MAX),
+				  m->pl2_born, m);
+	}
+	if (stale) {
+		*most = 1;
+		return stale;
+	}
+	*most = U32_MAX;
+	return (struct shoal_omsg *)sird_choice_take(&ch, &sh, &d->turns);
+}
+
+/* Up to K packets from @d's messages, in shoal_pl2_next()'s order; NULL if
+ * none (or no memory: the bytes stay with their messages)
  */
 static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 					      struct shoal_pl2_dst *d,
 					      const struct pl2_cfg *c)
 {
-	struct shoal_omsg *m, *tmp;
 	struct shoal_pl2_burst *b;
 	enum shoal_tx_kind kind;
+	struct shoal_omsg *m;
 	struct sk_buff *skb;
-	u32 off, len;
+	u32 off, len, took, most;
 	u8 flags;
 
 	b = kzalloc(sizeof(*b), GFP_ATOMIC);
@@ -240,8 +282,9 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 	b->dst = d;
 	INIT_LIST_HEAD(&b->timed);
 	__skb_queue_head_init(&b->skbs);
-	list_for_each_entry_safe(m, tmp, &d->msgs, pl2_node) {
-		while (b->demand < c->k &&
+	while (b->demand < c->k && (m = shoal_pl2_next(ss, d, &most))) {
+		took = b->demand;
+		while (b->demand < c->k && b->demand - took < most &&
 		       (kind = shoal_tx_next(&m->tx, m->mss, &off, &len)) !=
 		       SHOAL_TX_NONE) {
 			flags = SHOAL_F_SCHED;
@@ -263,10 +306,11 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 		 * counts from the last of its bytes that left
 		 */
 		m->heard = jiffies;
+		m->pl2_sent = jiffies ? jiffies : 1;
 		if (!shoal_tx_sendable(&m->tx))
 			list_del_init(&m->pl2_node);
-		if (b->demand == c->k)
-			break;
+		else if (b->demand == took)
+			break;	/* nothing it could send (no MSS) */
 	}
 full:
 	if (!b->demand) {

@@ -23,6 +23,7 @@
 #include <linux/spinlock.h>
 
 #include "pl2_core.h"
+#include "sird_core.h"
 
 #define SHOAL_PL2_DST_BITS	4
 #define SHOAL_PL2_DST_HASH	BIT(SHOAL_PL2_DST_BITS)
@@ -49,6 +50,8 @@ struct shoal_pl2_dst {
 	struct list_head bursts;	/* in flight, oldest first */
 	u32 nr_out;			/* exchanges outstanding */
 	u32 nr_msgs;			/* messages that name it */
+	u64 born;			/* messages attached so far */
+	struct sird_turns turns;	/* the oldest's share of picks */
 };
 
 enum shoal_pl2_burst_state {

@@ -110,15 +110,15 @@ static u32 shoal_sird_tx_one(struct shoal_sird_tx *tx, struct shoal_omsg *m,
  * otherwise leave a timer's latency late: on a virtual host that is
  * 0.1-0.3 ms a message).  Under ss->lock and tx->lock.
  */
-static u32 shoal_sird_tx_idle(struct shoal_sird_tx *tx, struct shoal_omsg *m,
-			      struct sk_buff_head *q)
+static void shoal_sird_tx_idle(struct shoal_sird_tx *tx,
+			       struct shoal_omsg *m, struct sk_buff_head *q)
 {
 	struct sird_cfg cfg;
 	u64 now, slack;
 	u32 i;
 
 	if (tx->nr_ready != 1 || hrtimer_is_queued(&tx->pacer))
-		return 0;
+		return;
 	shoal_sird_tx_cfg(tx, &cfg, &slack);
 	now = ktime_get_ns();
 	for (i = 0; i < SHOAL_TX_BURST && m->tx_ready; i++) {
@@ -128,7 +128,6 @@ static u32 shoal_sird_tx_idle(struct shoal_sird_tx *tx, struct shoal_omsg *m,
 			break;
 	}
 	tx->direct += i;
-	return i;
 }
 
 /* @m's tx state changed: what it holds, and the pacer if it holds some;

@@ -116,6 +116,10 @@ struct shoal_omsg {
 	struct list_head pl2_node;	/* pl2_dst->msgs, while it has
 					 * bytes to send
 					 */
+	u64 pl2_born;			/* PL2: its arrival at pl2_dst */
+	unsigned long pl2_sent;		/* PL2: jiffies its last burst
+					 * took bytes of it, 0: none yet
+					 */
 	struct shoal_tx_state tx;
 	u8 *data;			/* the message, kvmalloc()ed */
 };

@@ -414,6 +414,14 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_permille_max,
 	},
+	{
+		.procname	= "pl2_fifo_permille",
+		.maxlen		= sizeof(u32),
+		.mode		= 0644,
+		.proc_handler	= proc_douintvec_minmax,
+		.extra1		= SYSCTL_ZERO,
+		.extra2		= &shoal_permille_max,
+	},
 	{ }
 };
 
@@ -453,6 +461,7 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[25].data = &sn->cfg.link_rtt_us;
 	t[26].data = &sn->cfg.sird_rx_fair_permille;
 	t[27].data = &sn->cfg.sird_rx_fifo_permille;
+	t[28].data = &sn->cfg.pl2_fifo_permille;
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

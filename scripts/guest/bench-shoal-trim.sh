@@ -14,7 +14,8 @@
 #      an incast of 60 KB RPCs; W3; W4; none: no trimming runs) at every load of
 #      BENCH_SHOAL_TRIM_LOADS (0.5 0.8 0.95), at its link rate
 #      (BENCH_SHOAL_TRIM_LINKS), SIRD, PL2 (with tools/pl2-switch on the
-#      switch's ports, its slot a full frame at the link's rate), TCP cubic
+#      switch's ports, its slot a full frame at the link's rate, more
+#      attach options in BENCH_SHOAL_TRIM_PL2_SWITCH), TCP cubic
 #      and DCTCP (BENCH_SHOAL_TRIM_TRANSPORTS) over the same seeded
 #      Poisson arrivals,
 #      BENCH_SHOAL_TRIM_SECONDS (6) a run, all senders at once, through
@@ -72,6 +73,7 @@ DUR=${BENCH_SHOAL_TRIM_SECONDS:-6}
 QLIMIT=${BENCH_SHOAL_TRIM_QLIMIT:-12}
 ECN_PKTS=${BENCH_SHOAL_TRIM_ECN:-4}
 SYSCTLS=${BENCH_SHOAL_TRIM_SYSCTLS:-net.shoal.resend_ms=50 net.shoal.link_mbps=LINK}
+PL2_SWITCH=${BENCH_SHOAL_TRIM_PL2_SWITCH:-}
 OVER_N=${BENCH_SHOAL_OVER_SENDERS:-4}
 OVER_LOAD=${BENCH_SHOAL_OVER_LOAD:-3}
 OVER_MBIT=${BENCH_SHOAL_OVER_MBIT:-20}
@@ -183,7 +185,8 @@ for w in $WORKLOADS; do
 			# PL2's switch program on every switch port, its slot
 			# a full frame at the link's rate
 			[ "$t" = pl2 ] &&
-				perf_pl2_attach --slot-ns $((1514 * 8 * 1000 / link))
+				perf_pl2_attach --slot-ns $((1514 * 8 * 1000 / link)) \
+					$PL2_SWITCH
 			shoal "$t" && stats_before "$name"
 			PIDS=()
 			for ((i = 1; i <= CLIENTS; i++)); do

@@ -13,6 +13,11 @@
                                              bytes, wait until each is
                                              acknowledged or failed, print
                                              JSON
+  shoal_msgs.py mix ADDR PORT SIZE1 COUNT SIZE2
+                                             on one socket, one message of
+                                             SIZE1 (tag 1), then COUNT of
+                                             SIZE2 (tag 2), at once; then as
+                                             send
   shoal_msgs.py pair PORT ADDR1 SIZE1 ADDR2 SIZE2
                                              one message to each address at
                                              once (tags 1 and 2, a socket
@@ -25,7 +30,8 @@ pl2; the two share one socket API.  recv's socket gets SHOAL_RCVBUF bytes
 of receive buffer (SO_RCVBUFFORCE, which the kernel doubles; default 64
 MiB) and reads nothing for SHOAL_READ_DELAY seconds (default 0) once
 bound.  recv's JSON counts the good messages
-of each tag too ("tags": {"TAG": count}).
+of each tag too ("tags": {"TAG": count}) and lists the first 64 good
+ones' tags in the order they arrived ("order").
 
 Every message carries its tag, index and size in its first 16 bytes and a
 pattern derived from them in the rest, so the receiver can tell a
@@ -97,6 +103,7 @@ def recv(port, count, timeout, ready=None):
     time.sleep(float(os.environ.get("SHOAL_READ_DELAY", 0)))
     good = bad = 0
     tags = {}
+    order = []
     seen = set()
     dups = 0
     deadline = time.time() + timeout
@@ -117,13 +124,15 @@ def recv(port, count, timeout, ready=None):
             if size == len(data) and data == body(tag, index, size):
                 good += 1
                 tags[str(tag)] = tags.get(str(tag), 0) + 1
+                if len(order) < 64:
+                    order.append(tag)
             else:
                 bad += 1
     except Stopped:
         pass
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     out = {"good": good, "bad": bad, "duplicates": dups, "tags": tags,
-           "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
+           "order": order, "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
     out.update(stats(s))
     print(json.dumps(out))
 
@@ -133,6 +142,15 @@ def send(addr, port, count, size, tag):
     start = time.time()
     for i in range(count):
         s.sendto(body(tag, i, size), (addr, port))
+    finish(s, start)
+
+
+def mix(addr, port, size1, count, size2):
+    s = socket.socket(family(addr), socket.SOCK_DGRAM, proto())
+    start = time.time()
+    s.sendto(body(1, 0, size1), (addr, port))
+    for i in range(count):
+        s.sendto(body(2, i, size2), (addr, port))
     finish(s, start)
 
 
@@ -192,6 +210,8 @@ def main(argv):
     elif len(argv) >= 6 and argv[1] == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
              int(argv[6]) if len(argv) > 6 else 0)
+    elif len(argv) >= 7 and argv[1] == "mix":
+        mix(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
     elif len(argv) >= 7 and argv[1] == "pair":
         pair(int(argv[2]), argv[3], int(argv[4]), argv[5], int(argv[6]))
     else:
