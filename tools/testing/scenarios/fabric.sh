@@ -91,6 +91,16 @@ send()
 	send_wait "$1"
 }
 
+# spread NAME FROM TO COUNT: send, and set s1 and s2, the packets leaf 1
+# sent meanwhile to spine 1 and spine 2
+spread()
+{
+	read -r a1 a2 <<<"$(uplinks 1)"
+	send "$@"
+	read -r b1 b2 <<<"$(uplinks 1)"
+	s1=$((b1 - a1)) s2=$((b2 - a2))
+}
+
 # uplinks LEAF: "SP1 SP2" packets sent so far on the leaf's uplinks
 uplinks()
 {
@@ -124,10 +134,7 @@ for p in "${pids[@]}"; do
 done
 tap_ok "$reached == $fab_hosts" \
 	"every host reaches a host on the next leaf ($reached of $fab_hosts)"
-read -r a1 a2 <<<"$(uplinks 1)"
-send spray 1 5 20
-read -r b1 b2 <<<"$(uplinks 1)"
-s1=$((b1 - a1)) s2=$((b2 - a2))
+spread spray 1 5 20
 echo "# spray: leaf 1 sent $s1 packets to spine 1, $s2 to spine 2; $good intact, $acked acknowledged"
 tap_ok "$good == 20 && $acked == 20" "spray: 20 messages across the fabric intact and acknowledged"
 tap_ok "$s1 * 4 >= $s1 + $s2 && $s2 * 4 >= $s1 + $s2 && $s1 + $s2 >= 400" \
@@ -147,10 +154,7 @@ EOF
 out=$(python3 "$FAB" build "$TOPO_TMP/flow.fab" "$TOPO_PREFIX") ||
 	topo_die "building flow.fab"
 eval "$out"
-read -r a1 a2 <<<"$(uplinks 1)"
-send flow 1 2 20
-read -r b1 b2 <<<"$(uplinks 1)"
-s1=$((b1 - a1)) s2=$((b2 - a2))
+spread flow 1 2 20
 echo "# flow: leaf 1 sent $s1 packets to spine 1, $s2 to spine 2"
 tap_ok "$good == 20 && $acked == 20" "flow: 20 messages intact and acknowledged"
 tap_ok "$s1 + $s2 >= 400 && ($s1 * 100 >= ($s1 + $s2) * 99 || $s2 * 100 >= ($s1 + $s2) * 99)" \
