@@ -462,6 +462,10 @@ def teardown(prefix):
     run_all([("netns del " + n, ["ip", "netns", "del", n], "") for n in names])
 
 
+def count(n, one, many=None):
+    return "%d %s" % (n, one if n == 1 else many or one + "s")
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "teardown":
         teardown(argv[2])
@@ -478,9 +482,10 @@ def main(argv):
         print("%s: %s" % (argv[2], e.strerror), file=sys.stderr)
         return 2
     if argv[1] == "check":
-        print("%d hosts on %d leaves and %d spines, %s ECMP, oversubscription %.2f:1, "
-              "%d qdiscs, %d failures" % (fab.hosts(), fab.leaves, fab.spines, fab.ecmp,
-                                          fab.oversub(), len(fab.qdiscs), len(fab.fails)))
+        print("%s on %s and %s, %s ECMP, oversubscription %.2f:1, %s, %s" %
+              (count(fab.hosts(), "host"), count(fab.leaves, "leaf", "leaves"),
+               count(fab.spines, "spine"), fab.ecmp, fab.oversub(),
+               count(len(fab.qdiscs), "qdisc"), count(len(fab.fails), "failure")))
         return 0
     if argv[1] == "events":
         return events(fab, argv[3])
