@@ -9,7 +9,10 @@
 #      from a host on leaf 1 to one on leaf 2 are sprayed over both spines
 #      (Shoal's random source port per packet, ecmp spray), each carrying
 #      at least a quarter of them; teardown leaves no namespace.
-#   3. Two leaves, two spines, ecmp flow: the same messages take one spine.
+#   3. Two leaves, two spines, ecmp flow, 2 ms on every fabric link, trim
+#      on the leaves' host ports and pfifo on one leaf's uplinks: each
+#      port has the qdiscs its lines ask for, a round trip takes at least
+#      the four delays, and the same messages take one spine.
 #   4. The link the flow took fails under 600 messages (fail ... at 1s
 #      for 1s, run by `fabric.py events`): leaf 1 sends over the other
 #      spine meanwhile, the link is up again at the end, and every message
@@ -30,6 +33,8 @@ MSGS_PY=$TREE/tools/testing/lib/shoal_msgs.py
 PORT=7200
 
 shoal_module
+topo_modules sch_trim
+modprobe sch_netem || topo_die "modprobe sch_netem"
 topo_init fabric
 trap 'python3 "$FAB" teardown "$TOPO_PREFIX"; topo_teardown; rmmod shoal 2>/dev/null' EXIT
 
@@ -148,12 +153,35 @@ leaves 2
 spines 2
 hosts_per_leaf 1
 host_link 50mbit
-fabric_link 50mbit
+fabric_link 50mbit delay 2ms
 ecmp flow
+qdisc leaf-down trim limit 12
+qdisc leaf-up@leaf1 pfifo limit 100
 EOF
 out=$(python3 "$FAB" build "$TOPO_TMP/flow.fab" "$TOPO_PREFIX") ||
 	topo_die "building flow.fab"
 eval "$out"
+
+# stack NS DEV: its qdiscs' kinds by handle ("netem tbf pfifo")
+stack()
+{
+	tc -n "$1" -j qdisc show dev "$2" | python3 -c '
+import json, sys
+q = sorted(json.load(sys.stdin), key=lambda q: int(q["handle"].split(":")[0] or 0, 16))
+print(" ".join(x["kind"] for x in q))'
+}
+down=$(stack "$fab_leaf1" h1)
+up1=$(stack "$fab_leaf1" sp1)
+up2=$(stack "$fab_leaf2" sp1)
+spine=$(stack "$fab_spine1" lf1)
+echo "# ports: leaf1 h1 [$down], leaf1 sp1 [$up1], leaf2 sp1 [$up2], spine1 lf1 [$spine]"
+tap_ok "$([ "$down" = "tbf trim" ] && [ "$up1" = "netem tbf pfifo" ] &&
+	[ "$up2" = "netem tbf" ] && [ "$spine" = "netem tbf" ] && echo 1 || echo 0) == 1" \
+	"ports: a rate is a tbf, a delay a netem above it, a qdisc its child, where its line says"
+rtt=$(ip netns exec "$fab_h1" ping -c 3 -i 0.2 -W 5 "$fab_h2_ip" |
+	awk -F/ '/^rtt/ { sub(/.*= /, "", $4); print int($4 * 1000) }')	# the min
+tap_ok "${rtt:-0} >= 8000" \
+	"ports: four delayed fabric hops make the round trip at least 8 ms (${rtt:-none} us)"
 spread flow 1 2 20
 echo "# flow: leaf 1 sent $s1 packets to spine 1, $s2 to spine 2"
 tap_ok "$good == 20 && $acked == 20" "flow: 20 messages intact and acknowledged"
