@@ -364,7 +364,6 @@ def build(fab, prefix):
                    for name in ns.values()])
     if bad:
         return bad
-    tmp = tempfile.mkdtemp(prefix="fabric.")
     jobs = []
     for key, lines in links.items():
         if lines:	# the veth pairs, from the switch that owns them
@@ -373,6 +372,13 @@ def build(fab, prefix):
     bad = run_all(jobs)
     if bad:
         return bad
+    with tempfile.TemporaryDirectory(prefix="fabric.") as tmp:
+        return setup(fab, ns, ipb, tcb, devs, tmp)
+
+
+def setup(fab, ns, ipb, tcb, devs, tmp):
+    """every namespace's addresses, routes, sysctls and qdiscs, at once,
+    from batch files in @tmp"""
     hash_policy = "1" if fab.ecmp == "spray" else "0"
     jobs = []
     for key, name in ns.items():
@@ -392,11 +398,7 @@ def build(fab, prefix):
                      ["ip", "netns", "exec", name, "sh", "-c", SETUP, "sh", ipf,
                       sysctls, " ".join(devs[key]), "host" if key[0] == "h" else "",
                       tcf], ""))
-    bad = run_all(jobs)
-    for f in os.listdir(tmp):
-        os.unlink(os.path.join(tmp, f))
-    os.rmdir(tmp)
-    return bad
+    return run_all(jobs)
 
 
 def assignments(fab, prefix):

@@ -36,6 +36,25 @@ shoal_stats_vars()
 	"$SHOAL_CRAFT" vars "$1" "$2"
 }
 
+# shoal_recv NS PORT COUNT OUT: tools/testing/lib/shoal_msgs.py receiving
+# COUNT messages on PORT in namespace NS (60 s at most), its JSON to OUT,
+# in the background; returns once its socket is bound, its pid in recv_pid
+shoal_recv()
+{
+	local i
+
+	rm -f "$TOPO_TMP/recv.ready"
+	ip netns exec "$1" "$TREE/tools/testing/lib/shoal_msgs.py" recv "$2" "$3" 60 \
+		"$TOPO_TMP/recv.ready" >"$4" &
+	# shellcheck disable=SC2034	# the caller waits for it
+	recv_pid=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$TOPO_TMP/recv.ready" ] && return 0
+		topo_nap 0.05
+	done
+	topo_die "the receiver in $1 did not bind port $2"
+}
+
 # shoal_rx_packets NS: rx_packets of namespace NS
 shoal_rx_packets()
 {

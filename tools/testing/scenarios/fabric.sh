@@ -65,16 +65,9 @@ bad 1 "hosts 4"
 # (intact at TO) and acked (at FROM)
 send_start()
 {
-	local name=$1 from=$2 to=$3 count=$4 i
+	local name=$1 from=$2 to=$3 count=$4
 
-	rm -f "$TOPO_TMP/r.ready"
-	ip netns exec "$(eval echo "\$fab_h$to")" "$MSGS_PY" recv $PORT "$count" 60 \
-		"$TOPO_TMP/r.ready" >"$TOPO_TMP/$name.rx" &
-	rpid=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$TOPO_TMP/r.ready" ] && break
-		topo_nap 0.05
-	done
+	shoal_recv "$(eval echo "\$fab_h$to")" $PORT "$count" "$TOPO_TMP/$name.rx"
 	ip netns exec "$(eval echo "\$fab_h$from")" "$MSGS_PY" send \
 		"$(eval echo "\$fab_h${to}_ip")" $PORT "$count" 30000 >"$TOPO_TMP/$name.tx" &
 	spid=$!
@@ -83,7 +76,7 @@ send_start()
 send_wait()
 {
 	wait "$spid"
-	wait "$rpid"
+	wait "$recv_pid"
 	good=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["good"])' \
 		"$TOPO_TMP/$1.rx")
 	acked=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["tx_acked"])' \

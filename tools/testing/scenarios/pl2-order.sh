@@ -41,21 +41,12 @@ export SHOAL_PROTO=pl2
 # (how many short messages arrived before the long one, -1: it did not)
 run()
 {
-	local i rpid
-
 	ip netns exec "$S" sysctl -qw net.shoal.pl2_fifo_permille="$2" ||
 		topo_die "pl2_fifo_permille"
-	rm -f "$TOPO_TMP/r.ready"
-	ip netns exec "$TOPO_RX" "$MSGS_PY" recv $PORT $((NR_SHORT + 1)) 60 \
-		"$TOPO_TMP/r.ready" >"$TOPO_TMP/$1.rx" &
-	rpid=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$TOPO_TMP/r.ready" ] && break
-		topo_nap 0.05
-	done
+	shoal_recv "$TOPO_RX" $PORT $((NR_SHORT + 1)) "$TOPO_TMP/$1.rx"
 	ip netns exec "$S" "$MSGS_PY" mix "$RXADDR" $PORT $LONG $NR_SHORT $SHORT \
 		>"$TOPO_TMP/$1.tx"
-	wait "$rpid"
+	wait "$recv_pid"
 	eval "$(python3 - "$TOPO_TMP/$1.rx" "$TOPO_TMP/$1.tx" <<'EOF'
 import json, sys
 rx = json.load(open(sys.argv[1]))
