@@ -173,6 +173,17 @@ topo_host_setup()
 		ethtool -K eth0 tx off >/dev/null' sh "$2"
 }
 
+# topo_backlog: a switch namespace enqueues from every sender's softirq:
+# queue there, not in the per-CPU backlog, so raise the backlog well above
+# any burst (topo_teardown puts it back)
+topo_backlog()
+{
+	if [ -z "$TOPO_BACKLOG_OLD" ]; then
+		TOPO_BACKLOG_OLD=$(sysctl -n net.core.netdev_max_backlog)
+		sysctl -qw net.core.netdev_max_backlog=100000
+	fi
+}
+
 # topo_build N: N senders -> switch -> receiver, IPv4 and IPv6.
 topo_build()
 {
@@ -185,12 +196,7 @@ topo_build()
 	rx=$TOPO_RX
 	tmp=$TOPO_TMP
 
-	# the switch enqueues from every sender's softirq: queue there, not
-	# in the per-CPU backlog, so raise the backlog well above any burst
-	if [ -z "$TOPO_BACKLOG_OLD" ]; then
-		TOPO_BACKLOG_OLD=$(sysctl -n net.core.netdev_max_backlog)
-		sysctl -qw net.core.netdev_max_backlog=100000
-	fi
+	topo_backlog
 
 	ip netns add "$sw" || topo_die "ip netns add $sw"
 	ip netns add "$rx" || topo_die "ip netns add $rx"

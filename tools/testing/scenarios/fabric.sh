@@ -13,10 +13,24 @@
 #      on the leaves' host ports and pfifo on one leaf's uplinks: each
 #      port has the qdiscs its lines ask for, a round trip takes at least
 #      the four delays, and the same messages take one spine.
-#   4. The link the flow took fails under 600 messages (fail ... at 1s
-#      for 1s, run by `fabric.py events`): leaf 1 sends over the other
-#      spine meanwhile, the link is up again at the end, and every message
-#      arrives intact.
+#   4. The cable of the link the flow took is cut under 600 messages
+#      (fail ... at 1s for 1s, run by `fabric.py events`): leaf 1 sends
+#      over the other spine meanwhile, the link is up again at the end,
+#      and every message arrives intact.
+#   5. sqr on a link (both ends) and two tenants keyed by afq at the
+#      spines' ports: the link's cable is cut for 1 s under SIRD messages
+#      and TCP flows both ways, routing converging 300 ms after the cut
+#      and the mend.  The leaf's sqr resends its copies over the other
+#      spine, the spine's sends what was routed to the dead port round
+#      the other leaf; every message arrives, every TCP flow completes,
+#      sqr gives up on nothing, and each tenant's packets carry its mark
+#      in the spine.  The TCP flows' retransmission timeouts are reported
+#      with the guest's CPU load: 0 in most runs, up to 3 (a SYN's 1 s)
+#      in some, when the guest's CPUs are saturated; scenario/fabric-
+#      composed checks them at a load the guest carries.
+#   6. The PL2 switch on leaf 2 (pl2 leaf2): PL2 messages from leaf 1 to
+#      h3 arrive intact, leaf 2 granted their reservations, and teardown
+#      unpins its maps.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -26,6 +40,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/../lib/topo.sh"
 # shellcheck source=../lib/shoal.sh
 source "$HERE/../lib/shoal.sh"
+# shellcheck source=../lib/fabric.sh
+source "$HERE/../lib/fabric.sh"
 
 FAB=$TREE/tools/testing/lib/fabric.py
 FABRICS=$TREE/tools/testing/fabrics
@@ -33,9 +49,10 @@ MSGS_PY=$TREE/tools/testing/lib/shoal_msgs.py
 PORT=7200
 
 shoal_module
-topo_modules sch_trim
+topo_modules sch_trim sch_sqr sch_afq
 modprobe sch_netem || topo_die "modprobe sch_netem"
 topo_init fabric
+topo_backlog
 trap 'python3 "$FAB" teardown "$TOPO_PREFIX"; topo_teardown; rmmod shoal 2>/dev/null' EXIT
 
 # 1. refusals: "FILE:LINE: why", exit status 2
@@ -59,6 +76,10 @@ bad 4 "leaves 1" "hosts_per_leaf 4" "# no spines" "qdisc leaf-up trim limit 12"
 bad 2 "leaves 2" "leaves 3"
 bad 4 "leaves 2" "spines 1" "hosts_per_leaf 2" "qdisc spine-down@leaf1 pfifo"
 bad 1 "hosts 4"
+bad 4 "leaves 2" "spines 2" "hosts_per_leaf 1" "sqr leaf1 spine2 backup sp1"
+bad 4 "leaves 2" "spines 1" "hosts_per_leaf 1" "sqr leaf1 spine1"
+bad 5 "leaves 2" "spines 1" "hosts_per_leaf 2" "tenant 1 h1 h2" "tenant 2 h2"
+bad 4 "leaves 2" "spines 1" "hosts_per_leaf 2" "pl2 h1"
 
 # send_start NAME FROM TO COUNT: COUNT SIRD messages of 30 KB from host
 # FROM to host TO, in the background; send_wait NAME then sets good
@@ -150,17 +171,21 @@ fabric_link 50mbit delay 2ms
 ecmp flow
 qdisc leaf-down trim limit 12
 qdisc leaf-up@leaf1 pfifo limit 100
+# cables for both of leaf 1's links: step 4 cuts the one the flow takes
+fail leaf1 spine1 at 1s for 1s
+fail leaf1 spine2 at 1s for 1s
 EOF
 out=$(python3 "$FAB" build "$TOPO_TMP/flow.fab" "$TOPO_PREFIX") ||
 	topo_die "building flow.fab"
 eval "$out"
 
-# stack NS DEV: its qdiscs' kinds by handle ("netem tbf pfifo")
+# stack NS DEV: its egress qdiscs' kinds by handle ("netem tbf pfifo")
 stack()
 {
 	tc -n "$1" -j qdisc show dev "$2" | python3 -c '
 import json, sys
-q = sorted(json.load(sys.stdin), key=lambda q: int(q["handle"].split(":")[0] or 0, 16))
+q = sorted((q for q in json.load(sys.stdin) if q["kind"] not in ("clsact", "ingress")),
+           key=lambda q: int(q["handle"].split(":")[0] or 0, 16))
 print(" ".join(x["kind"] for x in q))'
 }
 down=$(stack "$fab_leaf1" h1)
@@ -181,10 +206,11 @@ tap_ok "$good == 20 && $acked == 20" "flow: 20 messages intact and acknowledged"
 tap_ok "$s1 + $s2 >= 400 && ($s1 * 100 >= ($s1 + $s2) * 99 || $s2 * 100 >= ($s1 + $s2) * 99)" \
 	"flow: one spine carries at least 99% of the packets ($s1, $s2)"
 
-# the link the flow took fails under it: the leaves' routes skip it while
-# it is down and what was on it is sent again.  The routes follow as fast
-# as `events` can write them (about a second under TCG, an exec per
-# switch), so the hosts wait 4 s of silence before a message fails, not 0.5.
+# the cable of the link the flow took is cut under it: leaf 1 skips the
+# dead uplink at once, what was on it is sent again, and the spine drops
+# what it gets for leaf 1 until the other leaf's routes follow (as fast as
+# `events` can write them, about a second under TCG), so the hosts wait
+# 4 s of silence before a message fails, not 0.5.
 busy=1 idle=2
 [ "$s2" -gt "$s1" ] && busy=2 idle=1
 for h in 1 2; do
@@ -206,13 +232,137 @@ end=$(ip -n "$fab_leaf1" -j link show dev "sp$busy" | python3 -c '
 import json, sys; print(json.load(sys.stdin)[0]["operstate"])')
 echo "# fail: events $(tr '\n' ';' <"$TOPO_TMP/events") sp$busy $end after;" \
 	"$moved packets on the other spine; $good intact, $acked acknowledged"
-tap_ok "$erc == 0 && $(grep -c " leaf1-spine$busy down$" "$TOPO_TMP/events") == 1 &&
-	$(grep -c " leaf1-spine$busy up$" "$TOPO_TMP/events") == 1 && $([ "$end" = UP ] &&
+tap_ok "$erc == 0 && $(grep -c " leaf1-spine$busy cable down$" "$TOPO_TMP/events") == 1 &&
+	$(grep -c " leaf1-spine$busy cable up$" "$TOPO_TMP/events") == 1 && $([ "$end" = UP ] &&
 	echo 1 || echo 0) == 1" \
 	"fail: the flow's link went down and came up again ($end)"
 tap_ok "$moved >= 20" \
 	"fail: while it was down, leaf 1 sent the flow over the other spine ($moved packets)"
 tap_ok "$good == 600 && $acked == 600" \
 	"fail: 600 messages across the failure arrive intact ($good) and are acknowledged ($acked)"
+python3 "$FAB" teardown "$TOPO_PREFIX"
+
+# 5. sqr on leaf1-spine1 and two tenants, h1 and h3 against h2 and h4
+cat >"$TOPO_TMP/sqr.fab" <<'EOF'
+leaves 2
+spines 2
+hosts_per_leaf 2
+host_link 20mbit
+fabric_link 20mbit delay 1ms
+ecmp spray
+qdisc spine-down afq limit 1000 flow_key mark
+tenant 1 h1 h3
+tenant 2 h2 h4
+sqr leaf1 spine1 hold 20ms poll 200us max_hold 2s
+fail leaf1 spine1 at 1s for 1s
+converge 300ms
+EOF
+out=$(python3 "$FAB" build "$TOPO_TMP/sqr.fab" "$TOPO_PREFIX") || topo_die "building sqr.fab"
+eval "$out"
+up1=$(stack "$fab_leaf1" sp1)
+up2=$(stack "$fab_leaf2" sp1)
+spine=$(stack "$fab_spine1" lf1)
+echo "# ports: leaf1 sp1 [$up1], leaf2 sp1 [$up2], spine1 lf1 [$spine]"
+tap_ok "$([ "$up1" = "netem tbf sqr" ] && [ "$up2" = "netem tbf" ] &&
+	[ "$spine" = "netem tbf afq sqr" ] && echo 1 || echo 0) == 1" \
+	"sqr: the root of both ends of leaf1-spine1, the port's qdiscs below it"
+for h in 1 2 3 4; do
+	ip netns exec "$(eval echo "\$fab_h$h")" sysctl -qw net.shoal.timeout_resends=400 ||
+		topo_die "timeout_resends"
+done
+fab_rpc_serve 2 4
+for h in 2 4; do
+	ip netns exec "$(eval echo "\$fab_h$h")" nstat -n
+done
+# TCP both ways across the cut: h2 (leaf 1) calls h4, h4 calls h2
+fab_rpc_call 2 4 80 5 up
+up_pid=$fab_rpc_pid
+fab_rpc_call 4 2 80 6 down
+down_pid=$fab_rpc_pid
+cpu0=$(fab_cpu)
+send_start sqr 1 3 600
+# the cut 2 s from now, once the senders' processes run: their start
+# takes the guest's CPUs for most of a second
+topo_nap 1
+python3 "$FAB" events "$TOPO_TMP/sqr.fab" "$TOPO_PREFIX" >"$TOPO_TMP/events" &
+epid=$!
+wait "$epid"
+erc=$?
+send_wait sqr
+wait "$up_pid" "$down_pid"
+busy=$(fab_busy "$cpu0" "$(fab_cpu)")
+read -r up_ok _ up_max < <(python3 "$TREE/tools/testing/lib/fct_p99.py" "$TOPO_TMP/up.json")
+read -r down_ok _ down_max < <(python3 "$TREE/tools/testing/lib/fct_p99.py" "$TOPO_TMP/down.json")
+rto=0
+for h in 2 4; do
+	n=$(ip netns exec "$(eval echo "\$fab_h$h")" nstat -a TcpExtTCPTimeouts TcpExtTCPSynRetrans |
+		awk '/^TcpExt/ { n += $2 } END { print n + 0 }')
+	rto=$((rto + n))
+done
+# sqr's counters at each end, leaf_NAME and spine_NAME
+eval "$(fab_sqr_vars "$fab_leaf1" sp1 leaf)"
+eval "$(fab_sqr_vars "$fab_spine1" lf1 spine)"
+echo "# sqr: events $(tr '\n' ';' <"$TOPO_TMP/events")"
+echo "# sqr: leaf end failures $leaf_failures committed $leaf_committed resent $leaf_resent" \
+	"diverted $leaf_diverted gave_up $leaf_gave_up; spine end failures $spine_failures" \
+	"committed $spine_committed resent $spine_resent diverted $spine_diverted" \
+	"guarded $spine_guarded gave_up $spine_gave_up"
+echo "# sqr: TCP $up_ok + $down_ok flows (slowest $up_max, $down_max us), $rto timeouts;" \
+	"SIRD $good intact, $acked acknowledged; the guest's CPUs $busy% busy meanwhile"
+tap_ok "$erc == 0 && $(grep -c " leaf1-spine1 cable down$" "$TOPO_TMP/events") == 1 &&
+	$(grep -c " leaf1-spine1 routes up$" "$TOPO_TMP/events") == 1" \
+	"sqr: the cable was cut and mended, and routing converged on both"
+tap_ok "$leaf_failures == 1 && $leaf_committed >= 1 && $leaf_resent == $leaf_committed &&
+	$leaf_gave_up == 0 && $leaf_commit_nomem == 0" \
+	"sqr: the leaf's end found the cut and resent all $leaf_committed copies over spine 2"
+tap_ok "$spine_failures == 1 && $spine_diverted >= 1 && $spine_resent == $spine_committed &&
+	$spine_gave_up == 0 && $spine_failq_drops == 0" \
+	"sqr: the spine's end sent $spine_resent copies and $spine_diverted packets routed to the dead port round leaf 2"
+tap_ok "$good == 600 && $acked == 600" \
+	"sqr: 600 messages across the cut arrive intact ($good) and are acknowledged ($acked)"
+tap_ok "$up_ok == 80 && $down_ok == 80" "sqr: 160 TCP flows across the cut complete"
+# the packets each host's tenant filter marked in the spines, "IP=N ..."
+marks=$(for sp in 1 2; do
+	tc -n "$(eval echo "\$fab_spine$sp")" -s -j filter show block 1 | python3 -c '
+import json, sys
+for f in json.load(sys.stdin):
+    o = f.get("options", {})
+    ip = o.get("keys", {}).get("src_ip")
+    if ip:
+        print(ip, sum(a.get("stats", {}).get("packets", 0) for a in o.get("actions", [])))'
+done | awk '{ n[$1] += $2 } END { for (ip in n) printf "%s=%d ", ip, n[ip] }')
+echo "# tenants: packets marked in the spines: $marks"
+tap_ok "$(for h in 1 2 3 4; do ip=$(eval echo "\$fab_h${h}_ip"); grep -qE "(^| )$ip=[1-9]" <<<"$marks" &&
+	echo 1; done | wc -l) == 4" \
+	"tenants: every host's packets were marked with its tenant in the spines"
+python3 "$FAB" teardown "$TOPO_PREFIX"
+
+# 6. the PL2 switch on leaf 2
+cat >"$TOPO_TMP/pl2.fab" <<'EOF'
+leaves 2
+spines 2
+hosts_per_leaf 2
+host_link 20mbit
+fabric_link 20mbit
+ecmp spray
+pl2 leaf2 --kmax 4
+EOF
+out=$(python3 "$FAB" build "$TOPO_TMP/pl2.fab" "$TOPO_PREFIX") || topo_die "building pl2.fab"
+eval "$out"
+for h in 1 3; do
+	ip netns exec "$(eval echo "\$fab_h$h")" sysctl -qw net.shoal.link_mbps=20 net.shoal.pl2_k=4 ||
+		topo_die "PL2 sysctls"
+done
+pins=/sys/fs/bpf/pl2-switch/net$(stat -c %i "/run/netns/$fab_leaf2")
+export SHOAL_PROTO=pl2
+send pl2 1 3 100
+unset SHOAL_PROTO
+rsv=$(ip netns exec "$fab_leaf2" "$TREE/tools/pl2-switch/pl2-switch" show -j |
+	grep -oE '"rsv": ?[0-9]+' | awk -F: '{ s += $2 } END { print s + 0 }')
+echo "# pl2: $good of 100 PL2 messages intact, $acked acknowledged; leaf 2 answered $rsv RSVs"
+tap_ok "$good == 100 && $acked == 100 && $rsv >= 100" \
+	"pl2: 100 PL2 messages across the fabric, their reservations granted by leaf 2 ($rsv)"
+python3 "$FAB" teardown "$TOPO_PREFIX"
+tap_ok "$([ -e "$pins" ] && echo 1 || echo 0) == 0" "pl2: teardown unpinned leaf 2's switch"
 
 tap_done
