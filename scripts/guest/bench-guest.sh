@@ -105,7 +105,8 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 # memory, and short flows across failures, then the Shoal transport
 # against TCP cubic and DCTCP, over FIFOs and then over trimming and
 # overloaded ports, then PL2 with its switch against cubic
-# under an incast; each runs its own fabric
+# under an incast, then the composed fabric against cubic and DCTCP over
+# drop-tail ECMP; each runs its own fabric
 "$TREE/scripts/guest/bench-flows.sh"
 "$TREE/scripts/guest/bench-fair.sh"
 "$TREE/scripts/guest/bench-fct.sh"
@@ -114,3 +115,4 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 "$TREE/scripts/guest/bench-shoal.sh"
 "$TREE/scripts/guest/bench-shoal-trim.sh"
 "$TREE/scripts/guest/bench-pl2.sh"
+"$TREE/scripts/guest/bench-fabric.sh"
