@@ -47,7 +47,6 @@ ECN_PKTS=${BENCH_FABRIC_ECN:-12}	# DCTCP's marking threshold, full packets
 TRANSPORTS=${BENCH_FABRIC_TRANSPORTS:-shoal cubic dctcp}
 LINK=5					# Mbit/s to the hosts (composed.fab)
 LOADED_RTT=30000			# as scenario/fabric-composed
-FAB=$TREE/tools/testing/lib/fabric.py
 COMPOSED=$TREE/tools/testing/fabrics/composed.fab
 PERF=$TREE/tools/shoal-perf/shoal-perf
 FLOWS=$TREE/tools/traffic/shoal-flows
@@ -55,14 +54,10 @@ DIR=${VM_OUT:-/tmp}/bench/fabric
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
 
-shoal_module
-topo_modules sch_trim sch_sqr sch_afq
-modprobe -a sch_netem tcp_dctcp || topo_die "modprobe sch_netem tcp_dctcp"
+modprobe tcp_dctcp || topo_die "modprobe tcp_dctcp"
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
 	topo_die "tcp_allowed_congestion_control"
-topo_init fabbench
-topo_backlog
-trap 'python3 "$FAB" teardown "$TOPO_PREFIX"; topo_teardown' EXIT
+fab_init fabbench
 
 # fabric T: the description transport T runs on
 fabric()
@@ -83,13 +78,11 @@ fabric()
 # run T: the load over transport T's fabric, its files in DIR/T
 run()
 {
-	local t=$1 d=$DIR/$1 h proto cc pids=() perf_srv=() events_pid a b cpu0 w0 out
+	local t=$1 d=$DIR/$1 h proto cc pids=() perf_srv=() events_pid a b cpu0 w0
 
 	mkdir -p "$d"
 	fabric "$t" >"$d/fabric.fab"
-	out=$(python3 "$FAB" build "$d/fabric.fab" "$TOPO_PREFIX") ||
-		topo_die "building the $t fabric"
-	eval "$out"
+	fab_build "$d/fabric.fab"
 	proto=tcp cc=$t
 	[ "$t" = shoal ] && proto=sird cc=cubic
 	for ((h = 1; h <= fab_hosts; h++)); do

@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# Helpers for scenarios on fabrics built by fabric.py (after its `build`
-# output was eval'd).  Source after topo.sh.
+# Helpers for scenarios and benches on fabrics built by fabric.py.
+# Source after topo.sh and shoal.sh.
 #
+#   fab_init NAME            the modules a fabric needs (shoal.ko, trim, sqr,
+#                            afq, netem), topo_init NAME, the raised backlog,
+#                            and a teardown of the fabric on exit
+#   fab_build FILE           build the fabric FILE describes (fabric.py)
+#                            and set its names (fab_hosts, fab_hN, ...)
 #   fab_ns H                 host H's namespace
 #   fab_ip H                 host H's address
 #   fab_ready FILE...        wait until every FILE exists (a server's ready
@@ -19,7 +24,26 @@
 #   fab_sqr_vars NS DEV PFX  sqr's counters on DEV in NS as shell assignments
 #                            PFX_NAME=VALUE, for eval
 
+FAB=$TREE/tools/testing/lib/fabric.py
 FAB_RPC=$TREE/tools/testing/lib/rpc.py
+
+fab_init()
+{
+	shoal_module
+	topo_modules sch_trim sch_sqr sch_afq
+	modprobe sch_netem || topo_die "modprobe sch_netem"
+	topo_init "$1"
+	topo_backlog
+	trap 'python3 "$FAB" teardown "$TOPO_PREFIX"; topo_teardown; rmmod shoal 2>/dev/null' EXIT
+}
+
+fab_build()
+{
+	local out
+
+	out=$(python3 "$FAB" build "$1" "$TOPO_PREFIX") || topo_die "building $1"
+	eval "$out"
+}
 
 fab_ns() { eval echo "\$fab_h$1"; }
 fab_ip() { eval echo "\$fab_h${1}_ip"; }

@@ -43,17 +43,11 @@ source "$HERE/../lib/shoal.sh"
 # shellcheck source=../lib/fabric.sh
 source "$HERE/../lib/fabric.sh"
 
-FAB=$TREE/tools/testing/lib/fabric.py
 FABRICS=$TREE/tools/testing/fabrics
 MSGS_PY=$TREE/tools/testing/lib/shoal_msgs.py
 PORT=7200
 
-shoal_module
-topo_modules sch_trim sch_sqr sch_afq
-modprobe sch_netem || topo_die "modprobe sch_netem"
-topo_init fabric
-topo_backlog
-trap 'python3 "$FAB" teardown "$TOPO_PREFIX"; topo_teardown; rmmod shoal 2>/dev/null' EXIT
+fab_init fabric
 
 # 1. refusals: "FILE:LINE: why", exit status 2
 # bad LINE TEXT...: a description whose line LINE is wrong
@@ -131,9 +125,7 @@ print(tx.get("sp1", 0), tx.get("sp2", 0))'
 
 # 2. the 16-host fabric, sprayed
 t0=$(date +%s.%N)
-out=$(python3 "$FAB" build "$FABRICS/four-leaves.fab" "$TOPO_PREFIX") ||
-	topo_die "building four-leaves.fab"
-eval "$out"
+fab_build "$FABRICS/four-leaves.fab"
 built=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 echo "# four-leaves.fab: $fab_hosts hosts, $fab_leaves leaves, $fab_spines spines," \
 	"oversubscription $fab_oversub:1, built in $built s"
@@ -175,9 +167,7 @@ qdisc leaf-up@leaf1 pfifo limit 100
 fail leaf1 spine1 at 1s for 1s
 fail leaf1 spine2 at 1s for 1s
 EOF
-out=$(python3 "$FAB" build "$TOPO_TMP/flow.fab" "$TOPO_PREFIX") ||
-	topo_die "building flow.fab"
-eval "$out"
+fab_build "$TOPO_TMP/flow.fab"
 
 # stack NS DEV: its egress qdiscs' kinds by handle ("netem tbf pfifo")
 stack()
@@ -257,8 +247,7 @@ sqr leaf1 spine1 hold 20ms poll 200us max_hold 2s
 fail leaf1 spine1 at 1s for 1s
 converge 300ms
 EOF
-out=$(python3 "$FAB" build "$TOPO_TMP/sqr.fab" "$TOPO_PREFIX") || topo_die "building sqr.fab"
-eval "$out"
+fab_build "$TOPO_TMP/sqr.fab"
 up1=$(stack "$fab_leaf1" sp1)
 up2=$(stack "$fab_leaf2" sp1)
 spine=$(stack "$fab_spine1" lf1)
@@ -347,8 +336,7 @@ fabric_link 20mbit
 ecmp spray
 pl2 leaf2 --kmax 4
 EOF
-out=$(python3 "$FAB" build "$TOPO_TMP/pl2.fab" "$TOPO_PREFIX") || topo_die "building pl2.fab"
-eval "$out"
+fab_build "$TOPO_TMP/pl2.fab"
 for h in 1 3; do
 	ip netns exec "$(eval echo "\$fab_h$h")" sysctl -qw net.shoal.link_mbps=20 net.shoal.pl2_k=4 ||
 		topo_die "PL2 sysctls"
