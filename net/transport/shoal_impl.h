@@ -15,6 +15,7 @@
 #ifndef _SHOAL_IMPL_H
 #define _SHOAL_IMPL_H
 
+#include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
@@ -102,6 +103,9 @@ enum shoal_stat {
 					 */
 	SHOAL_STAT_TX_UNSCHED_CUT,	/* messages whose unscheduled prefix
 					 * the allowance cut
+					 */
+	SHOAL_STAT_TX_PROBE_TURN,	/* probes not sent: one to the same
+					 * receiver stood for them
 					 */
 	SHOAL_STAT_NR
 };
@@ -199,6 +203,20 @@ static inline void shoal_stat_add(struct shoal_net *sn, enum shoal_stat s,
 				  u64 n)
 {
 	this_cpu_add(sn->stats->c[s], n);
+}
+
+/* The resend interval, in jiffies: net.shoal.resend_ms, but never less
+ * than the loaded round trip (net.shoal.link_rtt_us).  Silence shorter
+ * than a round trip is not silence: a tick that takes it for one probes
+ * and BUSYs for nothing (at 10 ms on a path of 30 ms the control of a
+ * 15:1 incast took the receiver's port).
+ */
+static inline unsigned long shoal_resend_ival(const struct shoal_net *sn)
+{
+	u32 ms = max(READ_ONCE(sn->cfg.resend_ms),
+		     DIV_ROUND_UP(READ_ONCE(sn->cfg.link_rtt_us), 1000));
+
+	return msecs_to_jiffies(ms);
 }
 
 static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)

@@ -7,9 +7,10 @@
  * fails it.  A message the receiver is silent about for two resend
  * intervals probes it with a CREDIT_REQ (a receiver that has it answers,
  * one that never saw it learns of it), and its first packet while the
- * receiver never answered; after net.shoal.timeout_resends such probes
- * it fails with ETIMEDOUT.  Failures go to the socket's error
- * queue (MSG_ERRQUEUE).
+ * receiver never answered; the messages waiting at one receiver take
+ * turns, one probe for all of them.  After net.shoal.timeout_resends
+ * unanswered probes they fail with ETIMEDOUT.  Failures go to the
+ * socket's error queue (MSG_ERRQUEUE).
  *
  * A request is not done when it is acknowledged: its data is freed, but
  * a small record of it waits on ss->await for the response.  While the
@@ -441,7 +442,7 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 static void shoal_out_busy_all(struct shoal_sock *ss,
 			       const struct shoal_addr *src)
 {
-	unsigned long ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	unsigned long ival = shoal_resend_ival(ss->sn);
 	struct shoal_omsg *o;
 
 	list_for_each_entry(o, &ss->out_list, node) {
@@ -576,20 +577,162 @@ void shoal_out_bounced(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	shoal_omsg_bounced(ss, m, pkt, q);
 }
 
+/* Probes a tick sends: one per receiver socket, whatever the number of
+ * messages waiting there, so that their control is bounded by the
+ * receivers, not by the messages (an incast of 150 messages probing
+ * each on its own every other interval filled a 5 Mbit/s port with
+ * CREDIT_REQs).  The message the receiver named least recently probes
+ * for all of them, so probes rotate and one it forgot is found; while it
+ * does, the others' silence does not count.  When it fails, its
+ * receiver stopped answering: those the receiver did not name since
+ * fail with it.  Past SHOAL_PROBE_PEERS receivers a message probes on
+ * its own.
+ */
+#define SHOAL_PROBE_PEERS	16
+
+struct shoal_probe_turns {
+	u32 n;
+	bool gone;			/* a receiver stopped answering */
+	struct {
+		struct shoal_addr dst;
+		const struct shoal_omsg *m;	/* whose turn it is; compared,
+						 * never followed (it may be
+						 * freed by then)
+						 */
+		unsigned long named;
+		bool gone;
+	} peer[SHOAL_PROBE_PEERS];
+};
+
+enum shoal_probe_act {
+	SHOAL_PROBE_NONE,	/* not due */
+	SHOAL_PROBE_SEND,	/* its turn: it probes */
+	SHOAL_PROBE_WAIT,	/* due, another probes its receiver */
+};
+
+static bool shoal_probe_due(const struct shoal_omsg *m, unsigned long ival)
+{
+	return !time_before(jiffies, m->heard + 2 * ival);
+}
+
+static int shoal_probe_peer(const struct shoal_probe_turns *t,
+			    const struct shoal_addr *dst)
+{
+	u32 i;
+
+	for (i = 0; i < t->n; i++)
+		if (shoal_addr_eq(&t->peer[i].dst, dst))
+			return i;
+	return -1;
+}
+
+/* Find each receiver's turn among the due messages of @list */
+static void shoal_probe_turns(struct shoal_probe_turns *t,
+			      struct list_head *list, unsigned long ival)
+{
+	const struct shoal_omsg *m;
+	int i;
+
+	t->n = 0;
+	t->gone = false;
+	list_for_each_entry(m, list, node) {
+		if (!shoal_probe_due(m, ival))
+			continue;
+		i = shoal_probe_peer(t, &m->dst);
+		if (i < 0) {
+			if (t->n == SHOAL_PROBE_PEERS)
+				continue;
+			i = t->n++;
+			t->peer[i].dst = m->dst;
+			t->peer[i].gone = false;
+		} else if (!time_before(m->named, t->peer[i].named)) {
+			continue;
+		}
+		t->peer[i].m = m;
+		t->peer[i].named = m->named;
+	}
+}
+
+/* What message @m does this tick.  While its receiver is probed, every
+ * message to it starts its silent interval again: a probe per receiver
+ * per two intervals, whoever sends it.
+ */
+static enum shoal_probe_act
+shoal_probe_turn(const struct shoal_probe_turns *t, struct shoal_omsg *m,
+		 unsigned long ival)
+{
+	bool due = shoal_probe_due(m, ival);
+	int i = shoal_probe_peer(t, &m->dst);
+
+	if (i < 0)		/* past the table, or not probed */
+		return due ? SHOAL_PROBE_SEND : SHOAL_PROBE_NONE;
+	if (t->peer[i].m == m)
+		return SHOAL_PROBE_SEND;
+	m->heard = jiffies;
+	return due ? SHOAL_PROBE_WAIT : SHOAL_PROBE_NONE;
+}
+
+/* The prober of @m's receiver failed: the receiver is gone */
+static void shoal_probe_gone(struct shoal_probe_turns *t,
+			     const struct shoal_omsg *m)
+{
+	int i = shoal_probe_peer(t, &m->dst);
+
+	if (i >= 0 && t->peer[i].m == m)
+		t->gone = t->peer[i].gone = true;
+}
+
+/* Fail the messages on @list to a receiver that is gone, but those it
+ * named within the @limit probes its prober went unanswered.  Returns
+ * whether any failed.
+ */
+static bool shoal_probe_reap(struct shoal_sock *ss,
+			     const struct shoal_probe_turns *t,
+			     struct list_head *list, unsigned long ival,
+			     u32 limit)
+{
+	unsigned long since = jiffies - 2 * ival * (limit + 1);
+	struct shoal_omsg *m, *tmp;
+	bool freed = false;
+	int i;
+
+	list_for_each_entry_safe(m, tmp, list, node) {
+		i = shoal_probe_peer(t, &m->dst);
+		if (i < 0 || !t->peer[i].gone || !time_before(m->named, since))
+			continue;
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
+		if (m->awaiting)
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RPC_LOST);
+		shoal_omsg_fail(ss, m, ETIMEDOUT);
+		freed = true;
+	}
+	return freed;
+}
+
 /* Requests waiting for their responses: those the server was silent
- * about for two intervals probe it, or fail.  Returns whether any did.
+ * about for two intervals probe it in turns, or fail.  Returns whether
+ * any did.
  */
 static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 			     u32 limit, struct sk_buff_head *q)
 {
+	struct shoal_probe_turns turns;
+	enum shoal_probe_act act;
 	struct shoal_omsg *m, *tmp;
 	bool freed = false;
 
+	shoal_probe_turns(&turns, &ss->await, ival);
 	list_for_each_entry_safe(m, tmp, &ss->await, node) {
-		if (time_before(jiffies, m->heard + 2 * ival))
+		act = shoal_probe_turn(&turns, m, ival);
+		if (act == SHOAL_PROBE_NONE)
 			continue;
 		m->heard = jiffies;
+		if (act == SHOAL_PROBE_WAIT) {
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_PROBE_TURN);
+			continue;
+		}
 		if (++m->silent > limit) {
+			shoal_probe_gone(&turns, m);
 			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
 			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RPC_LOST);
 			shoal_omsg_fail(ss, m, ETIMEDOUT);
@@ -601,33 +744,47 @@ static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 		 */
 		shoal_omsg_credit_req(ss, m, m->name_flags | SHOAL_F_RETX, q);
 	}
+	if (turns.gone && shoal_probe_reap(ss, &turns, &ss->await, ival, limit))
+		freed = true;
 	return freed;
 }
 
 /* A resend interval passed, under ss->lock: messages the receiver was
- * silent about probe it with their first packet, or fail
+ * silent about probe it in turns (with their first packet while it never
+ * answered), or fail
  */
 void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 {
-	unsigned long ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	unsigned long ival = shoal_resend_ival(ss->sn);
 	u32 limit = READ_ONCE(ss->sn->cfg.timeout_resends);
+	struct shoal_probe_turns turns;
+	enum shoal_probe_act act;
 	struct shoal_omsg *m, *tmp;
 	bool freed = false;
 
-	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
-		shoal_omsg_push(ss, m, q);	/* what a capped push left */
+	list_for_each_entry(m, &ss->out_list, node) {
 		/* a PL2 message that has not left the host yet waits for
 		 * its turn behind this socket's other bursts: not silence
 		 */
 		if (ss->pl2 && !m->tx.next_off)
 			m->heard = jiffies;
+	}
+	shoal_probe_turns(&turns, &ss->out_list, ival);
+	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
+		shoal_omsg_push(ss, m, q);	/* what a capped push left */
 		/* a receiver that schedules others says so every interval
 		 * (BUSY): two without a word are silence
 		 */
-		if (time_before(jiffies, m->heard + 2 * ival))
+		act = shoal_probe_turn(&turns, m, ival);
+		if (act == SHOAL_PROBE_NONE)
 			continue;
 		m->heard = jiffies;
+		if (act == SHOAL_PROBE_WAIT) {
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_PROBE_TURN);
+			continue;
+		}
 		if (++m->silent > limit) {
+			shoal_probe_gone(&turns, m);
 			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
 			shoal_omsg_fail(ss, m, ETIMEDOUT);
 			freed = true;
@@ -645,6 +802,9 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_omsg_push(ss, m, q);
 		}
 	}
+	if (turns.gone &&
+	    shoal_probe_reap(ss, &turns, &ss->out_list, ival, limit))
+		freed = true;
 	if (shoal_await_tick(ss, ival, limit, q))
 		freed = true;
 	if (freed)

@@ -237,7 +237,7 @@ static struct shoal_omsg *shoal_pl2_next(struct shoal_sock *ss,
 	const struct sird_shares sh = {
 		.fifo = READ_ONCE(ss->sn->cfg.pl2_fifo_permille),
 	};
-	unsigned long quiet = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	unsigned long quiet = shoal_resend_ival(ss->sn);
 	struct shoal_omsg *m, *stale = NULL;
 	struct sird_choice ch;
 

@@ -157,7 +157,7 @@ void shoal_sock_arm(struct shoal_sock *ss)
 	if (list_empty(&ss->out_list) && list_empty(&ss->in_list) &&
 	    list_empty(&ss->done) && list_empty(&ss->await) && !ss->nr_acks)
 		return;
-	ival = msecs_to_jiffies(READ_ONCE(ss->sn->cfg.resend_ms));
+	ival = shoal_resend_ival(ss->sn);
 	mod_timer(&ss->timer, jiffies + max(ival / 2, 1UL));
 }
 
