@@ -55,6 +55,7 @@ PING_SECONDS=${BENCH_NDP_PING_SECONDS:-8}
 TRIALS=${BENCH_NDP_TRIALS:-6}
 TRIAL_SECONDS=${BENCH_NDP_TRIAL_SECONDS:-6}
 INCAST_SECONDS=${BENCH_NDP_INCAST_SECONDS:-8}
+LOADED_RTT=${BENCH_NDP_RTT_US:-20000}	# net.shoal.link_rtt_us
 PERF=$TREE/tools/shoal-perf/shoal-perf
 FLOWS=$TREE/tools/traffic/shoal-flows
 DIR=${VM_OUT:-/tmp}/bench/fabric-ndp
@@ -66,14 +67,16 @@ fab_init ndp
 # rx_bytes of host H's eth0
 rx_bytes() { ip netns exec "$(fab_ns "$1")" cat /sys/class/net/eth0/statistics/rx_bytes; }
 
-# shoal_hosts: Shoal told the hosts' link (the bench's other parts do the
-# same), resend_ms left at its default
+# shoal_hosts: Shoal told the hosts' link and the fabric's loaded round
+# trip (the default, 5 ms, is one switch's: across a spine at 20 Mbit/s
+# it held a sprayed flow to half its link), resend_ms left at its default
 shoal_hosts()
 {
 	local h
 
 	for ((h = 1; h <= fab_hosts; h++)); do
 		ip netns exec "$(fab_ns "$h")" sysctl -qw net.shoal.link_mbps="$MBIT" \
+			net.shoal.link_rtt_us="$LOADED_RTT" \
 			net.ipv4.tcp_congestion_control=cubic || topo_die "sysctls of h$h"
 	done
 }
