@@ -321,9 +321,7 @@ incast_run()
 	for h in "${pids[@]}"; do
 		wait "$h"
 	done
-	for n in $(seq -f "fab_leaf%g" 1 "$fab_leaves") $(seq -f "fab_spine%g" 1 "$fab_spines"); do
-		echo "$n $(tc -n "${!n}" -s -j qdisc show)"
-	done >"$d/qdiscs"
+	fab_qdiscs >"$d/qdiscs"
 	for h in "${srv[@]}"; do
 		kill "$h" 2>/dev/null
 		wait "$h"

@@ -159,9 +159,7 @@ EOF
 		ip netns exec "$(fab_ns "$h")" nstat -a TcpExtTCPTimeouts TcpExtTCPSynRetrans |
 			awk -v h="$h" '/^TcpExt/ { n += $2 } END { print h, n + 0 }'
 	done >"$d/rto"
-	for n in $(seq -f "fab_leaf%g" 1 "$fab_leaves") $(seq -f "fab_spine%g" 1 "$fab_spines"); do
-		echo "$n $(tc -n "${!n}" -s -j qdisc show)"
-	done >"$d/qdiscs"
+	fab_qdiscs >"$d/qdiscs"
 	for p in "${perf_srv[@]}"; do
 		kill "$p" 2>/dev/null
 		wait "$p"

@@ -23,6 +23,8 @@
 #   fab_busy BEFORE AFTER    percent busy between two fab_cpu readings
 #   fab_sqr_vars NS DEV PFX  sqr's counters on DEV in NS as shell assignments
 #                            PFX_NAME=VALUE, for eval
+#   fab_qdiscs               every switch's qdiscs with their counters, a
+#                            line each: "fab_leafN JSON" or "fab_spineN JSON"
 
 FAB=$TREE/tools/testing/lib/fabric.py
 FAB_RPC=$TREE/tools/testing/lib/rpc.py
@@ -103,4 +105,14 @@ fab_sqr_vars()
 {
 	tc -n "$1" -s -j qdisc show dev "$2" |
 		python3 "$TREE/tools/testing/lib/sqr_counters.py" | sed "s/^/$3_/"
+}
+
+# shellcheck disable=SC2154	# fab_build sets the counts by eval
+fab_qdiscs()
+{
+	local n
+
+	for n in $(seq -f "fab_leaf%g" 1 "$fab_leaves") $(seq -f "fab_spine%g" 1 "$fab_spines"); do
+		echo "$n $(tc -n "${!n}" -s -j qdisc show)"
+	done
 }
