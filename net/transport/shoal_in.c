@@ -505,7 +505,6 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 {
 	u32 limit = READ_ONCE(ss->sn->cfg.timeout_resends);
 	unsigned long ival = shoal_resend_ival(ss->sn);
-	unsigned long rto = shoal_sird_rto(&ss->sn->sird);
 	struct shoal_tick_peers told = { .n = 0 };
 	struct shoal_done *d, *dtmp;
 	struct shoal_imsg *m, *tmp;
@@ -528,7 +527,6 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 				.queued = m->deferred < SHOAL_DEFER_MAX &&
 					  shoal_credit_queued(&ss->sn->sird,
 							      c, ival),
-				.rto = rto,
 			  }, &m->rx, jiffies, ival, limit);
 		m->heard = t.heard;
 		m->quiet = t.quiet;

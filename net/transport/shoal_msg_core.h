@@ -412,10 +412,6 @@ struct shoal_tick_in {
 	bool queued;		/* its last credit's data may still wait in
 				 * a queue behind data granted before it
 				 */
-	unsigned long rto;	/* the least wait for granted data: twice
-				 * the credit round trip measured under the
-				 * load (0: none measured)
-				 */
 };
 
 /* What to do with it, and its heard, quiet and silent after the tick */
@@ -447,7 +443,6 @@ shoal_rx_tick(const struct shoal_tick_in *in, const struct shoal_rx_ranges *rx,
 		.silent = in->silent,
 	};
 	unsigned long last = in->heard;
-	bool waits;
 	u32 most;
 
 	/* data may wait in a queue behind credit: the interval runs from
@@ -458,24 +453,16 @@ shoal_rx_tick(const struct shoal_tick_in *in, const struct shoal_rx_ranges *rx,
 		last = in->granted_at;
 		t.quiet = 0;
 	}
-	/* all it was invited to send is here, or the pacer owes it RESENDs:
-	 * it waits for credit.  Otherwise data is expected, and a loaded
-	 * path's round trip may be longer than the interval: quiet then
-	 * means quiet for twice that round trip, as TCP's RTO (a RESEND
-	 * sooner asks for data still on its way, which comes twice).
-	 */
-	waits = !in->granted || shoal_rx_has(rx, 0, in->granted) || in->owed;
-	if (!waits && in->rto > ival)
-		ival = in->rto;
 	if (shoal_tick_before(now, last + ival))
 		return t;
 	t.heard = now;
 	t.quiet++;
-	/* waiting for credit is not its sender's silence; credit still
-	 * counted out after two intervals is stale (a RESEND's charge for
-	 * bytes that came anyway)
+	/* all it was invited to send is here, or the pacer owes it RESENDs:
+	 * it waits for credit, which is not its sender's silence; credit
+	 * still counted out after two intervals is stale (a RESEND's charge
+	 * for bytes that came anyway)
 	 */
-	if (waits) {
+	if (!in->granted || shoal_rx_has(rx, 0, in->granted) || in->owed) {
 		t.act = SHOAL_TICK_BUSY;
 		t.reclaim = t.quiet >= 2;
 		t.silent = 0;

@@ -678,8 +678,10 @@ static void shoal_probe_gone(struct shoal_probe_turns *t,
 {
 	int i = shoal_probe_peer(t, &m->dst);
 
-	if (i >= 0 && t->peer[i].m == m)
-		t->gone = t->peer[i].gone = true;
+	if (i >= 0 && t->peer[i].m == m) {
+		t->peer[i].gone = true;
+		t->gone = true;
+	}
 }
 
 /* Fail the messages on @list to a receiver that is gone, but those it
@@ -762,13 +764,13 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	struct shoal_omsg *m, *tmp;
 	bool freed = false;
 
-	list_for_each_entry(m, &ss->out_list, node) {
-		/* a PL2 message that has not left the host yet waits for
-		 * its turn behind this socket's other bursts: not silence
-		 */
-		if (ss->pl2 && !m->tx.next_off)
-			m->heard = jiffies;
-	}
+	/* a PL2 message that has not left the host yet waits for its turn
+	 * behind this socket's other bursts: not silence
+	 */
+	if (ss->pl2)
+		list_for_each_entry(m, &ss->out_list, node)
+			if (!m->tx.next_off)
+				m->heard = jiffies;
 	shoal_probe_turns(&turns, &ss->out_list, ival);
 	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
 		shoal_omsg_push(ss, m, q);	/* what a capped push left */

@@ -343,21 +343,6 @@ bool shoal_credit_queued(struct shoal_sird *sird,
 	return queued;
 }
 
-/* How long granted data may take to arrive, in jiffies: twice the
- * smoothed round trip from grant to data (queues included), 0 before the
- * first sample, a second at most (a stray sample must not stall loss
- * recovery for long)
- */
-unsigned long shoal_sird_rto(struct shoal_sird *sird)
-{
-	u64 srtt;
-
-	spin_lock(&sird->lock);
-	srtt = sird->rtt.srtt_ns;
-	spin_unlock(&sird->lock);
-	return min_t(unsigned long, nsecs_to_jiffies(2 * srtt), HZ);
-}
-
 /* What @c's next grant is for: its first owed range, or its bytes not
  * yet granted
  */

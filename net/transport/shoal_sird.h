@@ -108,7 +108,6 @@ void shoal_credit_resend(struct shoal_sird *sird, struct shoal_credit *c,
 			 u32 len);
 bool shoal_credit_queued(struct shoal_sird *sird,
 			 const struct shoal_credit *c, unsigned long ival);
-unsigned long shoal_sird_rto(struct shoal_sird *sird);
 void shoal_sird_kick(struct shoal_sird *sird);
 void shoal_sird_show(struct shoal_sird *sird, struct seq_file *seq);
 

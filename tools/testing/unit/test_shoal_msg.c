@@ -685,50 +685,6 @@ static void test_tick_queued(void)
 	      "waiting for credit is BUSY whatever the queue (%d)", t.act);
 }
 
-/* A loaded path's round trip longer than the interval: data granted is
- * not quiet before twice that round trip (rto); waiting for credit still
- * is, every interval
- */
-static void test_tick_rto(void)
-{
-	struct shoal_tick_in in = {
-		.heard = 1000, .granted = 5000, .rto = 4 * IVAL,
-	};
-	struct shoal_tick t;
-	int i, resends = 0, first = 0;
-
-	t = tick(&in, 10000, 3000, 1000 + 4 * IVAL - 1, 50);
-	CHECK(t.act == SHOAL_TICK_IDLE && t.quiet == 0 && t.silent == 0,
-	      "data granted, within the rto of 4 intervals: idle (%d %u)",
-	      t.act, t.quiet);
-	t = tick(&in, 10000, 3000, 1000 + 4 * IVAL, 50);
-	CHECK(t.act == SHOAL_TICK_WAIT && t.quiet == 1 && t.silent == 1,
-	      "a whole rto: quiet 1 (%d %u)", t.act, t.quiet);
-	for (i = 1; i <= 40; i++) {
-		t = tick(&in, 10000, 3000, 1000 + i * IVAL, 50);
-		if (t.act == SHOAL_TICK_RESEND && !resends++)
-			first = i;
-		in.heard = t.heard;
-		in.quiet = t.quiet;
-		in.silent = t.silent;
-	}
-	CHECK(first == 8 && resends == 3 && in.silent == 10,
-	      "ticks every interval for 40: RESENDs after 2, 4 and 8 quiet rtos, the first at the 8th (%d, at %d, silent %u)",
-	      resends, first, in.silent);
-	in = (struct shoal_tick_in){ .heard = 1000, .rto = 4 * IVAL };
-	t = tick(&in, 10000, 3000, 1000 + IVAL, 50);
-	CHECK(t.act == SHOAL_TICK_BUSY,
-	      "waiting for credit: BUSY each interval, whatever the rto (%d)",
-	      t.act);
-	in = (struct shoal_tick_in){
-		.heard = 1000, .granted = 5000, .rto = IVAL / 2,
-	};
-	t = tick(&in, 10000, 3000, 1000 + IVAL - 1, 50);
-	CHECK(t.act == SHOAL_TICK_IDLE,
-	      "an rto below the interval: the interval still holds (%d)",
-	      t.act);
-}
-
 static void test_tick_forget(void)
 {
 	struct shoal_tick_in in = { .heard = 1000, .granted = 5000 };
@@ -877,7 +833,6 @@ int main(void)
 	test_tick_forget();
 	test_tick_backoff();
 	test_tick_queued();
-	test_tick_rto();
 	test_tick_wrap();
 	return unit_done();
 }
