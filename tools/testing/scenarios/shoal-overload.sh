@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # shoal-overload: SIRD at three times what its receiver's port carries,
-# next to a TCP flow.  Four senders each offer 60% of a 20 Mbit/s switch
+# next to a TCP flow.  Four senders each offer 60% of a 10 Mbit/s switch
 # port in 60 KB Poisson RPCs (answered by 8 bytes) over Shoal sockets, a
 # fifth the same over TCP cubic (together 300% of the port), for
 # QDISC in turn: pfifo limit 1000, trim limit 100 and afq limit 1000 (its
 # default key: Shoal's flows are all one there).  The hosts state the link
-# (net.shoal.link_mbps 20: pacing and sizes follow it) and wait 50 ms
+# (net.shoal.link_mbps 10: pacing and sizes follow it) and wait 50 ms
 # before a resend (the guest's round trip swings up to 8 ms).
 #
 # Checks, for each queue:
@@ -15,10 +15,12 @@
 #     all along) and every RPC is answered once the arrivals stop;
 #   - the port stays busy: at least 85% of its rate delivered while the
 #     arrivals last (the tbf's bytes between two samples).  The issue asks
-#     for 90%; 91-92% is measured (Documentation/results/shoal.md), 80-83%
-#     while the receiver still sent a BUSY per waiting message each
-#     interval (the guest's CPU went to them); the margin is for a busy
-#     host;
+#     for 90%; 92-95% is measured (91-92% at 20 Mbit/s on a fast host,
+#     Documentation/results/shoal.md), 80-83% while the receiver still
+#     sent a BUSY per waiting message each interval (the guest's CPU went
+#     to them); the margin is for a busy host.  The port is 10 Mbit/s
+#     because on a slower host the guest's CPUs were the limit at 20: the
+#     port 61-80% busy there with every other check passing;
 #   - TCP keeps a share: its goodput at least 10% of the port, half of a
 #     fair fifth.  SIRD's receiver paces credit at the whole link and knows
 #     nothing of TCP; what TCP gets is what a FIFO gives a window against
@@ -31,7 +33,7 @@
 #     answered), however many messages wait;
 #   - the prefixes the allowance cut are reported, not checked: at 20
 #     Mbit/s a 60 KB message is above unsch_thresh (12500) and scheduled
-#     anyway.  With 10 KB messages (under it) the allowance cuts nearly
+#     anyway (unsch_thresh follows the stated link).  With 10 KB messages (under it) the allowance cuts nearly
 #     every prefix; before a BUSY covered a sender socket's backlog and a
 #     full receiver answered NOTHELD, the receiver's per-message control
 #     grew with the backlog and the guest collapsed (results/shoal.md).
@@ -50,7 +52,7 @@ source "$HERE/../lib/shoal.sh"
 # shellcheck source=../../../scripts/lib/perf-lib.sh
 source "$TREE/scripts/lib/perf-lib.sh"
 
-LINK=20			# Mbit/s
+LINK=${OVERLOAD_LINK:-10}	# Mbit/s
 NSIRD=4
 SIZE=60000		# SIRD's
 TSIZE=60000		# TCP's
