@@ -165,8 +165,11 @@ for out in 0.05 0.3; do
 			# the onset is unknown: the whole ring is resent, about
 			# hold x rate = 20 packets, some of which got through;
 			# under TCG packets come in bursts, so up to twice that
-			tap_ok "dups <= committed && committed <= 40" \
-				"eth0 down ${out}s, sqr: $dups duplicates of $committed resent copies (bound: what hold covers)"
+			# beyond the copies that replaced a packet lost on the
+			# wire (a guest whose timers run late finds the cut
+			# later and loses more: 74 lost and 74 resent in one run)
+			tap_ok "dups <= committed && committed - drop_stopped <= 40" \
+				"eth0 down ${out}s, sqr: $dups duplicates of $committed resent copies, $((committed - drop_stopped)) beyond the $drop_stopped lost on the wire (bound: what hold covers, 40)"
 		else
 			tap_ok "failures >= 1 && drop_other == 0 && lost == drop_detached + drop_stopped" \
 				"eth0 down ${out}s, no copies: $lost lost, $drop_stopped on the wire and $drop_detached at the detached port"
