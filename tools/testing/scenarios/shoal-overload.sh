@@ -31,11 +31,12 @@
 #     sender socket (one per tick of the receiver's, which ticks twice an
 #     interval), plus one per CREDIT_REQ a sender sent (a probe is
 #     answered), however many messages wait;
-#   - the prefixes the allowance cut are reported, not checked: at 20
-#     Mbit/s a 60 KB message is above unsch_thresh (12500) and scheduled
-#     anyway (unsch_thresh follows the stated link).  With 10 KB messages (under it) the allowance cuts nearly
-#     every prefix; before a BUSY covered a sender socket's backlog and a
-#     full receiver answered NOTHELD, the receiver's per-message control
+#   - the prefixes the allowance cut are reported, not checked: a 60 KB
+#     message is above unsch_thresh (the stated link's rate times
+#     link_rtt_us: 6250 at 10 Mbit/s) and scheduled anyway.  With
+#     messages under it the allowance cuts nearly every prefix; before
+#     a BUSY covered a sender socket's backlog and a full receiver
+#     answered NOTHELD, the receiver's per-message control
 #     grew with the backlog and the guest collapsed (results/shoal.md).
 #     Not run here.
 # Documentation/shoal.md ("How a message travels") has the why;
