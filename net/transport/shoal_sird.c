@@ -14,6 +14,9 @@
  * all at once into the queue that trimmed them.  The pacer's clock is
  * the downlink's: unscheduled bytes that arrive move it on as grants do
  * (net.shoal.sird_pace_unsched), so credit yields the link to them.
+ * A run's grants in a row to one message go as one CREDIT (its offset
+ * is cumulative): a pacer that makes up a late timer, or one not paced,
+ * sends one control packet for them, not one per data packet.
  * One grant at a time is timed until its DATA comes (sird->probe): the
  * round trip a grant sees, reported.
  * The arithmetic is sird_core.h's.
@@ -409,12 +412,25 @@ static void shoal_sird_ctrl(struct shoal_sird *sird, struct shoal_imsg *m,
 		   }, q);
 }
 
+/* The CREDIT for @c's grants of this pacer run, if any: one packet, as
+ * its offset is cumulative
+ */
+static void shoal_sird_credit_flush(struct shoal_sird *sird,
+				    struct shoal_credit *c, u32 bytes,
+				    struct sk_buff_head *q)
+{
+	if (c && bytes)
+		shoal_sird_ctrl(sird, container_of(c, struct shoal_imsg, credit),
+				SHOAL_T_CREDIT, c->granted, bytes, q);
+}
+
 static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 {
 	struct shoal_sird *sird = container_of(t, struct shoal_sird, pacer);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
+	struct shoal_credit *c, *held = NULL;
 	struct shoal_imsg *m;
-	struct shoal_credit *c;
+	u32 held_bytes = 0;
 	struct sk_buff_head q;
 	struct sird_cfg cfg;
 	u32 n, i, off;
@@ -449,9 +465,17 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 			shoal_sird_ctrl(sird, m, SHOAL_T_RESEND, off, n, &q);
 			sird->resent += n;
 		} else {
+			/* grants in a row to one message (a late timer)
+			 * go as one CREDIT
+			 */
+			if (held != c) {
+				shoal_sird_credit_flush(sird, held, held_bytes,
+							&q);
+				held = c;
+				held_bytes = 0;
+			}
 			WRITE_ONCE(c->granted, c->granted + n);
-			shoal_sird_ctrl(sird, m, SHOAL_T_CREDIT, c->granted,
-					n, &q);
+			held_bytes += n;
 			if (!sird->probe) {
 				sird->probe = c;
 				sird->probe_end = c->granted;
@@ -465,6 +489,7 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 			sird->next_ns = sird_pace_next(sird->next_ns, now,
 						       sird_pace_ns(&cfg, n));
 	}
+	shoal_sird_credit_flush(sird, held, held_bytes, &q);
 	if (i == SHOAL_SIRD_BURST) {	/* more to grant: go on soon */
 		hrtimer_set_expires(t, ns_to_ktime(max(now, sird->next_ns)));
 		ret = HRTIMER_RESTART;

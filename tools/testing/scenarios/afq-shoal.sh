@@ -21,21 +21,24 @@
 # (a fifth; with shoal_port off it got 9..12%).  At LOAD 1
 # and 2 also Jain over the wire shares >= 0.9 (0.84..0.85 with
 # shoal_port off); at LOAD 3, the module's defaults, issue 22's goal:
-# Jain >= 0.95 (0.97-0.999 seen) and the port at least 80% busy (88-93%
-# seen: the issue asks 90%, too near to check; against this bulk cubic
-# flow's sawtooth SIRD does not fill every gap, while make bench's
-# overload, whose TCP sender sends RPCs, keeps the port 97-98% busy).
+# Jain >= 0.95 (0.97-0.999 seen) and the port at least 85% busy (95%
+# seen, 88-93% with a 4 ms bucket at the port: the issue asks 90%, too
+# near to check on a shared host; against this bulk cubic flow's
+# sawtooth SIRD does not fill every gap, while make bench's overload,
+# whose TCP sender sends RPCs, keeps the port 97-98% busy).
 # The port is 10 Mbit/s because the guest's CPUs are the limit first: on
 # a slower host the same run at 20 Mbit/s had the guest 93-96% busy in
 # the kernel and the port 60-85% busy at LOAD 3, whatever the protocol
-# did.
+# did.  Its tbf bucket is 10 ms (perf_burst): a stall of the guest's
+# timer longer than the bucket is capacity lost, counted as idle.
 # Then LOAD 3 again, every host told the link's rate (net.shoal.link_mbps:
 # SIRD's sizes and pacers fit the port, and 60 KB messages go scheduled
 # instead of whole and unscheduled) and the receiver's credit round robin
 # over its sender hosts (net.shoal.sird_rx_fair_permille 1000): the four
 # SIRD senders' shares within Jain >= 0.98 of each other (0.99-1.000 seen), TCP
-# at least 60% of a fair share and the port at least 75% busy (78-86% seen
-# at 10 Mbit/s on a slow host, 89-93% at 20 on a fast one).  Jain over
+# at least 60% of a fair share and the port at least 75% busy (88% seen
+# at 10 Mbit/s on a slow host, 73-86% there with a 4 ms bucket, 89-93%
+# at 20 on a fast one).  Jain over
 # all five is reported, not checked: 26-31% of the packets find their
 # flow idle at afq (4-5% at the defaults, whose B is 96 KB, not 18.75)
 # and the bulk flow takes those turns: 0.94-0.99 alone, 0.91-0.94 under
@@ -106,7 +109,7 @@ run()
 
 	mkdir -p "$dir"
 	# shellcheck disable=SC2086	# a word list
-	topo_link_qdisc "${LINK}mbit" "$(perf_burst "$LINK")" 10000000 $QDISC ||
+	topo_link_qdisc "${LINK}mbit" "$(perf_burst "$LINK" 10)" 10000000 $QDISC ||
 		topo_die "$QDISC at the port"
 	rx_filters
 	per=$(awk -v l="$load" -v n=$N 'BEGIN { printf "%.3f", l / n }')
@@ -162,8 +165,8 @@ for load in $LOADS; do
 		tap_ok "$(awk -v j="$jain_wire" 'BEGIN { print (j >= 0.9) }')" \
 			"load $load: Jain over the five senders' shares of the port $jain_wire >= 0.9"
 	else
-		tap_ok "$(awk -v j="$jain_wire" -v u="$util" 'BEGIN { print (j >= 0.95 && u >= 80) }')" \
-			"load 3, the module's defaults: Jain over the five senders' shares $jain_wire >= 0.95, the port $util% busy (>= 80%)"
+		tap_ok "$(awk -v j="$jain_wire" -v u="$util" 'BEGIN { print (j >= 0.95 && u >= 85) }')" \
+			"load 3, the module's defaults: Jain over the five senders' shares $jain_wire >= 0.95, the port $util% busy (>= 85%)"
 	fi
 done
 

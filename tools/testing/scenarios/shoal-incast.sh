@@ -15,7 +15,8 @@
 #      that far behind) was asked for again under new credit.  No credit
 #      is left outstanding afterwards.
 #   2. The same without pacing (the paper's ablation): every message
-#      arrives.  The queue peak is reported, not bounded: credit goes out
+#      arrives; the credit went in fewer CREDITs than packets, by at least
+#      B's worth (a pacer run's grants to a message go as one CREDIT).  The queue peak is reported, not bounded: credit goes out
 #      in bursts of B, and under emulation a burst's data can sit in the
 #      queue longer than two resend intervals, so some of it is taken for
 #      lost and sent again on top of B (Documentation/shoal.md).
@@ -65,6 +66,7 @@ run()
 	topo_link_qdisc 100mbit 3000 1000000 "$@" || topo_die "$name: qdisc"
 	ip netns exec "$TOPO_RX" sysctl -qw net.shoal.sird_rate_mbps="$rate"
 	before=$(ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats)
+	credited=$(sird_credited)
 	ip netns exec "$TOPO_RX" "$MSGS_PY" recv $PORT $((N * MSGS)) 90 \
 		>"$TOPO_TMP/rx.json" &
 	pids+=($!)
@@ -87,13 +89,24 @@ run()
 	echo "# $name: sender 1 $(ip netns exec "$(topo_sender_ns 1)" cat /proc/net/shoal/stats |
 		awk '$2 != 0 { printf "%s=%s ", $1, $2 }')"
 	eval "$(topo_qstats | sed -n 's/^child_data_qlen_max=/q_qlen_max=/p')"
+	credited=$(($(sird_credited) - credited))
 	sird_b=$(ip netns exec "$TOPO_RX" awk '$1 == "b" { print $2 }' /proc/net/shoal/sird)
 	sird_wanting=$(ip netns exec "$TOPO_RX" awk '$1 == "wanting" { print $2 }' \
 		/proc/net/shoal/sird)
 	echo "# $name: rx good $rx_good bad $rx_bad dup $rx_duplicates;" \
 		"tx acked $tx_acked failed $tx_failed; queue peak ${q_qlen_max:--1}" \
 		"packets; trimmed $st_rx_trimmed, resend trimmed" \
-		"$st_rx_resend_trimmed quiet $st_rx_resend_quiet; b $sird_b"
+		"$st_rx_resend_trimmed quiet $st_rx_resend_quiet; b $sird_b;" \
+		"CREDITs $st_tx_credit for $credited bytes" \
+		"($(((credited + MSS - 1) / MSS)) packets' worth)"
+}
+
+# sird_credited: the bytes the receiver has granted by CREDIT so far (its
+# grants less the trimmed bytes it asked for again)
+sird_credited()
+{
+	ip netns exec "$TOPO_RX" awk '$1 == "granted" { g = $2 }
+		$1 == "resent" { r = $2 } END { print g - r }' /proc/net/shoal/sird
 }
 
 all_arrived()
@@ -117,6 +130,12 @@ tap_ok "${q_qlen_max:--1} >= 0 && ${q_qlen_max:--1} <= $bound" \
 
 run unpaced 0 "$SIZE" trim limit 1000
 all_arrived unpaced
+# an unpaced pacer grants up to its limits in a run; one CREDIT says a
+# message's grants of a run: at least B's worth fewer than one a packet
+worth=$(((credited + MSS - 1) / MSS))
+tap_ok "$st_tx_credit > 0 && $st_tx_credit <= worth - B / MSS" \
+	"unpaced: CREDITs $st_tx_credit for $worth packets' credit" \
+	"(<= $((worth - B / MSS)): a run's grants to a message in one CREDIT)"
 echo "# unpaced: queue peak $q_qlen_max packets (not bounded here: see the header)"
 
 run trimming 100 "$SMALL" trim limit 12
