@@ -39,7 +39,7 @@
 #      the nominal rate) counts the queue gone and grants go on (with a
 #      bucket of 2 packets at the port: 20-26 on an idle run, 62-86 in
 #      full make check runs, 165-281 on a slower host; with PORT_BURST's
-#      10 ms, 1-2 on that host); the RPCs' p99 within
+#      10 ms, 1-4 on that host); the RPCs' p99 within
 #      RPC_FACTOR x the idle p99 plus the slots an RPC's burst waits by
 #      design: every incast sender's reserved burst (N x K) and twice the
 #      queue's measured peak (in its grant, then in the queue itself).
