@@ -48,11 +48,14 @@ A description is one directive per line; '#' starts a comment:
                                  mend it D seconds later if given
   converge D                     routing converges D after a cut or a mend
                                  (default 0: as fast as the commands run)
+  burst D                        every rated port's tbf bucket: D of its rate,
+                                 at least 4000 bytes (default 4ms)
 
 RATE is a number with kbit, mbit or gbit, or "none" (the port sends at the
 veth's speed); D a number with us, ms or s.  A port with a rate is a tbf at
-that rate (a burst of 4 ms of it, at least 4000 bytes, for a guest whose
-timers fire late); a delay is a netem above it; the port's qdisc is the
+that rate (a burst of 4 ms of it, or `burst`'s, at least 4000 bytes, for
+a guest whose timers fire late: a stall longer than the bucket is capacity
+the link loses); a delay is a netem above it; the port's qdisc is the
 tbf's child (or the root without a rate).  A port with a rate and no qdisc
 has tbf's own byte FIFO of 200 full frames.
 
@@ -135,6 +138,7 @@ class Fabric:
         self.sqr = {}		# (leaf, spine): (sqr option words, line)
         self.tenant = {}	# host: (mark, line)
         self.converge = 0	# us
+        self.burst = 4000	# us of a rated port's rate in its tbf bucket
         self.pl2 = {}		# ("leaf"|"spine", N): (pl2-switch option words, line)
         self.seen = {}
 
@@ -250,6 +254,13 @@ def parse_line(fab, words, line):
         if len(words) != 2:
             raise FabricError(line, "usage: converge D")
         fab.converge = parse_time(words[1], line)
+    elif key == "burst":
+        once(fab, key, line)
+        if len(words) != 2:
+            raise FabricError(line, "usage: burst D")
+        fab.burst = parse_time(words[1], line)
+        if not 1000 <= fab.burst <= 1000000:
+            raise FabricError(line, "burst %r out of range (1ms..1s)" % words[1])
     elif key == "fail":
         if len(words) not in (5, 7) or words[3] != "at" or \
            (len(words) == 7 and words[5] != "for"):
@@ -313,8 +324,8 @@ def mac(kind, node, port):
     return "02:5f:%02x:%02x:%02x:00" % ({"h": 1, "leaf": 2, "spine": 3}[kind], node, port)
 
 
-def burst(bps):
-    return max(4000, bps // 8 // 250)
+def burst(bps, us):
+    return max(4000, bps // 8 * us // 1000000)
 
 
 def port_qdiscs(fab, port, node, dev, rate, delay, sqr=None):
@@ -336,7 +347,7 @@ def port_qdiscs(fab, port, node, dev, rate, delay, sqr=None):
     if rate:
         limit = FIFO_FRAMES * FRAME if spec is None else 100 * FRAME
         out.append("qdisc add dev %s %s handle 2: tbf rate %dbit burst %d limit %d"
-                   % (dev, parent, rate, burst(rate), limit))
+                   % (dev, parent, rate, burst(rate, fab.burst), limit))
         parent = "parent 2:1"
     if spec:
         out.append("qdisc add dev %s %s handle 3: %s" % (dev, parent, " ".join(spec)))

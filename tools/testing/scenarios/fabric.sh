@@ -74,6 +74,7 @@ bad 4 "leaves 2" "spines 2" "hosts_per_leaf 1" "sqr leaf1 spine2 backup sp1"
 bad 4 "leaves 2" "spines 1" "hosts_per_leaf 1" "sqr leaf1 spine1"
 bad 5 "leaves 2" "spines 1" "hosts_per_leaf 2" "tenant 1 h1 h2" "tenant 2 h2"
 bad 4 "leaves 2" "spines 1" "hosts_per_leaf 2" "pl2 h1"
+bad 4 "leaves 1" "hosts_per_leaf 2" "host_link 5mbit" "burst 0ms"
 
 # send_start NAME FROM TO COUNT: COUNT SIRD messages of 30 KB from host
 # FROM to host TO, in the background; send_wait NAME then sets good
