@@ -16,8 +16,9 @@
 #      is left outstanding afterwards.
 #   2. The same without pacing (the paper's ablation): every message
 #      arrives; the credit went in fewer CREDITs than packets, by at least
-#      B's worth (a pacer run's grants to a message go as one CREDIT).  The queue peak is reported, not bounded: credit goes out
-#      in bursts of B, and under emulation a burst's data can sit in the
+#      B's worth (a pacer run's grants to a message go as one CREDIT).
+#      The queue peak is reported, not bounded: credit goes out in bursts
+#      of B, and under emulation a burst's data can sit in the
 #      queue longer than two resend intervals, so some of it is taken for
 #      lost and sent again on top of B (Documentation/shoal.md).
 #   3. A 12-packet trimming queue and 60 KB messages, sent unscheduled all
@@ -90,6 +91,7 @@ run()
 		awk '$2 != 0 { printf "%s=%s ", $1, $2 }')"
 	eval "$(topo_qstats | sed -n 's/^child_data_qlen_max=/q_qlen_max=/p')"
 	credited=$(($(sird_credited) - credited))
+	credit_pkts=$(((credited + MSS - 1) / MSS))
 	sird_b=$(ip netns exec "$TOPO_RX" awk '$1 == "b" { print $2 }' /proc/net/shoal/sird)
 	sird_wanting=$(ip netns exec "$TOPO_RX" awk '$1 == "wanting" { print $2 }' \
 		/proc/net/shoal/sird)
@@ -98,7 +100,7 @@ run()
 		"packets; trimmed $st_rx_trimmed, resend trimmed" \
 		"$st_rx_resend_trimmed quiet $st_rx_resend_quiet; b $sird_b;" \
 		"CREDITs $st_tx_credit for $credited bytes" \
-		"($(((credited + MSS - 1) / MSS)) packets' worth)"
+		"($credit_pkts packets' worth)"
 }
 
 # sird_credited: the bytes the receiver has granted by CREDIT so far (its
@@ -132,10 +134,9 @@ run unpaced 0 "$SIZE" trim limit 1000
 all_arrived unpaced
 # an unpaced pacer grants up to its limits in a run; one CREDIT says a
 # message's grants of a run: at least B's worth fewer than one a packet
-worth=$(((credited + MSS - 1) / MSS))
-tap_ok "$st_tx_credit > 0 && $st_tx_credit <= worth - B / MSS" \
-	"unpaced: CREDITs $st_tx_credit for $worth packets' credit" \
-	"(<= $((worth - B / MSS)): a run's grants to a message in one CREDIT)"
+tap_ok "$st_tx_credit > 0 && $st_tx_credit <= credit_pkts - B / MSS" \
+	"unpaced: CREDITs $st_tx_credit for $credit_pkts packets' credit" \
+	"(<= $((credit_pkts - B / MSS)): a run's grants to a message in one CREDIT)"
 echo "# unpaced: queue peak $q_qlen_max packets (not bounded here: see the header)"
 
 run trimming 100 "$SMALL" trim limit 12
