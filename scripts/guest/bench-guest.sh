@@ -107,7 +107,8 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 # overloaded ports, then PL2 with its switch against cubic
 # under an incast, then the composed fabric against cubic and DCTCP over
 # drop-tail ECMP, then trimming's fabric experiments (incasts, ping, three
-# paths); each runs its own fabric
+# paths), then a leaf-spine cut with and without sqr, then short flows
+# on a two-tier fabric of afq against TCP's; each runs its own fabric
 "$TREE/scripts/guest/bench-flows.sh"
 "$TREE/scripts/guest/bench-fair.sh"
 "$TREE/scripts/guest/bench-fct.sh"
@@ -118,3 +119,5 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 "$TREE/scripts/guest/bench-pl2.sh"
 "$TREE/scripts/guest/bench-fabric.sh"
 "$TREE/scripts/guest/bench-fabric-ndp.sh"
+"$TREE/scripts/guest/bench-fabric-sqr.sh"
+"$TREE/scripts/guest/bench-fabric-afq.sh"
