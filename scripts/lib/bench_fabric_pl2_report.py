@@ -11,7 +11,7 @@ against TCP cubic computed from them."""
 import os, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf_report import load, stats  # noqa: E402
+from perf_report import load, rpc_times, stats  # noqa: E402
 
 d, mbit, qlimit, dur, rrate = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), \
     sys.argv[4], sys.argv[5]
@@ -24,12 +24,7 @@ for line in open(os.path.join(d, "runs")):
     r = res[(t, ph)] = {"senders": int(n)}
     rpc = load("%s/%s-rpc.json" % (d, name))
     if rpc:
-        b = [x for x in rpc["buckets"] if x["name"] == "all"][0]
-        m = rpc["messages"]
-        r["n"], r["lost"] = m["completed"], m["failed"] + m["unanswered"]
-        if b["count"]:
-            r.update(p50=b["latency_us"]["p50"] / 1e3, p99=b["latency_us"]["p99"] / 1e3,
-                     max=b["latency_us"]["max"] / 1e3)
+        r.update(rpc_times(rpc))
     got = [load(os.path.join(d, f)) for f in sorted(os.listdir(d))
            if f.startswith(name + "-inc") and f.endswith(".json")]
     got = [c for c in got if c]
