@@ -9,7 +9,9 @@
 #
 # The fabric: 2 leaves of 5 hosts, 2 spines, hosts at BENCH_FABPL2_MBIT,
 # the switches' links at 4x that (so the core carries an 800% incast),
-# sprayed; every switch port one drop-tail FIFO of BENCH_FABPL2_QLIMIT full
+# hashed per host pair (`ecmp flow`: with spraying an RSV and its burst
+# take different uplinks, and the switch's counters for them drift: an
+# idle RPC waited 8 ms for its slot on average, p50 37 ms); every switch port one drop-tail FIFO of BENCH_FABPL2_QLIMIT full
 # packets with a band served first for DSCP CS6, where Shoal's control
 # packets (PL2's RSVs and GRTs) go, as in bench-pl2.sh.  For PL2 the switch
 # program runs on every port of leaf 1, h1's leaf: a PL2 endpoint reserves
@@ -49,6 +51,11 @@ PORT=4800
 PERF=$TREE/tools/shoal-perf/shoal-perf
 # a slot: a full frame at the hosts' rate, as the endpoint counts it
 SLOT_NS=$((1514 * 8 * 1000 / MBIT))
+# a granted slot may lie as far ahead as every exchange of the 800% incast
+# (8 senders, INC_OUT sockets each, K 4 packets an exchange): the hosts'
+# bound on that wait (pl2_rsv_timeout_us, 20 ms by default) is 1.5x it, or
+# the bursts would go before their slots (Documentation/shoal.md, "PL2")
+RSV_TIMEOUT_US=$((8 * INC_OUT * 4 * SLOT_NS / 1000 * 3 / 2))
 DIR=${VM_OUT:-/tmp}/bench/fabric-pl2
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
@@ -66,7 +73,7 @@ spines 2
 hosts_per_leaf 5
 host_link ${MBIT}mbit
 fabric_link $((4 * MBIT))mbit
-ecmp spray
+ecmp flow
 qdisc leaf-down $q
 qdisc leaf-up $q
 qdisc spine-down $q
@@ -97,7 +104,8 @@ phase()
 	fab_build "$DIR/$name.fab"
 	for ((h = 1; h <= fab_hosts; h++)); do
 		ip netns exec "$(fab_ns "$h")" sysctl -qw net.shoal.pl2_rate_mbps="$MBIT" \
-			net.shoal.resend_ms=50 net.ipv4.tcp_congestion_control=cubic ||
+			net.shoal.pl2_rsv_timeout_us="$RSV_TIMEOUT_US" net.shoal.resend_ms=50 \
+			net.ipv4.tcp_congestion_control=cubic ||
 			topo_die "sysctls of h$h"
 	done
 	ip netns exec "$(fab_ns 1)" "$PERF" server --proto "$p" --port "$PORT" \

@@ -49,7 +49,7 @@ def ratio(a, b):
 
 
 print("PL2 (pl2-switch on leaf 1, h1's) against TCP cubic on a fabric: 2 leaves of 5 hosts, "
-      "2 spines, hosts at %g Mbit/s, the core at 4x;" % mbit)
+      "2 spines (hashed per host pair), hosts at %g Mbit/s, the core at 4x;" % mbit)
 print("every port a drop-tail FIFO of %d full packets with CS6 (Shoal's control) served first; "
       "h10 (leaf 2) sends h1 %s 64-byte RPCs a second;" % (qlimit, rrate))
 print("incast4: h6..h9 (leaf 2) each keep 4 messages of 64 KB in flight to h1 (400%% of its "
