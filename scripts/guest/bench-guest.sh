@@ -108,7 +108,8 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 # under an incast, then the composed fabric against cubic and DCTCP over
 # drop-tail ECMP, then trimming's fabric experiments (incasts, ping, three
 # paths), then a leaf-spine cut with and without sqr, then short flows
-# on a two-tier fabric of afq against TCP's; each runs its own fabric
+# on a two-tier fabric of afq against TCP's, then PL2 against cubic under
+# incasts across a fabric; each runs its own fabric
 "$TREE/scripts/guest/bench-flows.sh"
 "$TREE/scripts/guest/bench-fair.sh"
 "$TREE/scripts/guest/bench-fct.sh"
@@ -121,3 +122,4 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 "$TREE/scripts/guest/bench-fabric-ndp.sh"
 "$TREE/scripts/guest/bench-fabric-sqr.sh"
 "$TREE/scripts/guest/bench-fabric-afq.sh"
+"$TREE/scripts/guest/bench-fabric-pl2.sh"

@@ -14,17 +14,12 @@ import json, os, sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../tools/testing/lib"))
 import svgplot  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perf_report import load  # noqa: E402
 
-d, mbit, converge, size, load, secs = sys.argv[1:7]
+d, mbit, converge, size, offered, secs = sys.argv[1:7]
 runs = sys.argv[7:]
 SLOW_US = 200000	# TCP's minimum RTO
-
-
-def load_json(path):
-    try:
-        return json.load(open(path))
-    except (OSError, ValueError):
-        return None
 
 
 def counters(path):
@@ -102,7 +97,7 @@ def switches(r):
 def rpcs(r):
     out = {"issued": 0, "completed": 0, "failed": 0, "unanswered": 0, "missing": 0, "lat": []}
     for h in range(1, 5):
-        c = load_json(os.path.join(d, r, "client%d.json" % h))
+        c = load(os.path.join(d, r, "client%d.json" % h))
         if not c:
             out["missing"] += 1
             continue
@@ -157,7 +152,7 @@ print("SQR on a leaf-spine link: 2 leaves, 2 spines, 2 hosts a leaf, every link 
 print("leaf1-spine1's cable cut 2 s into the load for OUTAGE; routing converges %s after the "
       "cut and the mend" % converge)
 print("load: h1<->h3, h2<->h4, %s-byte requests at %s of the link each way, %s s of Poisson "
-      "arrivals; TCP cubic (8 connections a client) or SIRD" % (size, load, secs))
+      "arrivals; TCP cubic (8 connections a client) or SIRD" % (size, offered, secs))
 print("%-7s %-11s %-5s %-4s %6s %6s %6s %5s %11s %6s %7s %7s %7s %6s %9s" %
       ("outage", "cut/route", "proto", "sqr", "net", "drops", "resent", "RTOs", "done/issued",
        "failed", "p50 ms", "p99 ms", "max ms", ">200ms", "sqr r/d"))

@@ -16,7 +16,7 @@ switch, sysctls, rate = sys.argv[10], sys.argv[11], float(sys.argv[12])
 # bytes on the wire below a Shoal header: UDP, IPv4, Ethernet
 HDR, UNDER = 32, 8 + 20 + 14
 
-from perf_report import load, stats
+from perf_report import load, rpc_times, stats
 
 print("PL2 (shoal.ko, K 4; pl2-switch on every switch port%s) against TCP cubic: 1 RPC client"
       " and %d incast" % (" " + switch if switch else "", incast))
@@ -48,12 +48,7 @@ for line in open(d + "/runs"):
     r = res[(t, ph)] = {}
     rpc = load("%s/%s-rpc.json" % (d, name))
     if rpc:
-        b = [x for x in rpc["buckets"] if x["name"] == "all"][0]
-        m = rpc["messages"]
-        r["n"], r["lost"] = m["completed"], m["failed"] + m["unanswered"]
-        if b["count"]:
-            r.update(p50=b["latency_us"]["p50"] / 1e3, p99=b["latency_us"]["p99"] / 1e3,
-                     max=b["latency_us"]["max"] / 1e3)
+        r.update(rpc_times(rpc))
     if ph == "incast":
         got = [c for c in (load("%s/%s-inc%d.json" % (d, name, i))
                            for i in range(2, incast + 2)) if c]

@@ -24,3 +24,15 @@ def stats(path):
     except OSError:
         pass
     return s
+
+
+def rpc_times(rpc):
+    """A shoal-perf client's JSON @rpc as {n: completed, lost: failed or
+    unanswered, p50, p99, max: its completion times in ms, when any}"""
+    b = [x for x in rpc["buckets"] if x["name"] == "all"][0]
+    m = rpc["messages"]
+    r = {"n": m["completed"], "lost": m["failed"] + m["unanswered"]}
+    if b["count"]:
+        r.update(p50=b["latency_us"]["p50"] / 1e3, p99=b["latency_us"]["p99"] / 1e3,
+                 max=b["latency_us"]["max"] / 1e3)
+    return r
