@@ -106,7 +106,7 @@ for n in abl:
           (n, r["w"], f(r["gp"] / b["gp"] if b["gp"] else None, "%.2fx"),
            f(r["p99"] / b["p99"] if r["p99"] and b["p99"] else None, "%.2fx"),
            r["tor"][0], b["tor"][0], r["core"][0], b["core"][0]))
-print("(SIRD's paper, 144 hosts at 100 Gbit/s, 50%% load, WKa/WKb (W3/W4): p99 slowdown SIRD "
+print("(SIRD's paper, 144 hosts at 100 Gbit/s, 50% load, WKa/WKb (W3/W4): p99 slowdown SIRD "
       "1.7/3.53 against DCTCP 9.92/7.9 balanced, 1.37/2.28 against 5.97/5.71 core, 1.65/3.76 "
       "against u/71.06 incast (u: unstable); peak ToR queue 0.76-2.26 MB against DCTCP's "
-      "2.67-8.3 MB or unstable; goodput within 5%% of the best)")
+      "2.67-8.3 MB or unstable; goodput within 5% of the best)")
