@@ -109,7 +109,8 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 # drop-tail ECMP, then trimming's fabric experiments (incasts, ping, three
 # paths), then a leaf-spine cut with and without sqr, then short flows
 # on a two-tier fabric of afq against TCP's, then PL2 against cubic under
-# incasts across a fabric; each runs its own fabric
+# incasts across a fabric, then SIRD's configurations and ablations on
+# one; each runs its own fabric
 "$TREE/scripts/guest/bench-flows.sh"
 "$TREE/scripts/guest/bench-fair.sh"
 "$TREE/scripts/guest/bench-fct.sh"
@@ -123,3 +124,4 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 "$TREE/scripts/guest/bench-fabric-sqr.sh"
 "$TREE/scripts/guest/bench-fabric-afq.sh"
 "$TREE/scripts/guest/bench-fabric-pl2.sh"
+"$TREE/scripts/guest/bench-fabric-sird.sh"
