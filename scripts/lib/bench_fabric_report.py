@@ -11,16 +11,11 @@ after done/issued: a client's JSON is missing (it died or was killed)."""
 
 import json, sys
 
+from perf_report import load, merge_clients
+
 d, qlimit, ecn, dur, incast = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     sys.argv[4], sys.argv[5]
 transports = sys.argv[6:]
-
-
-def load(path):
-    try:
-        return json.load(open(path))
-    except (OSError, ValueError):
-        return None
 
 
 def pct(v, q):
@@ -29,17 +24,7 @@ def pct(v, q):
 
 def rpcs(t, name, hosts):
     """merged shoal-perf results of the clients NAME<h>"""
-    out = {"issued": 0, "completed": 0, "failed": 0, "unanswered": 0, "missing": 0, "lat": []}
-    for h in hosts:
-        c = load("%s/%s/%s%d.json" % (d, t, name, h))
-        if not c:	# the client died or was killed: its RPCs are not counted
-            out["missing"] += 1
-            continue
-        for k in ("issued", "completed", "failed", "unanswered"):
-            out[k] += c["messages"][k]
-        out["lat"] += c["completion_us"]
-    out["lat"].sort()
-    return out
+    return merge_clients("%s/%s/%s%d.json" % (d, t, name, h) for h in hosts)
 
 
 def shares(t):

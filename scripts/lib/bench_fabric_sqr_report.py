@@ -15,7 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../tools/testing/lib"))
 import svgplot  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf_report import load  # noqa: E402
+from perf_report import merge_clients  # noqa: E402
 
 d, mbit, converge, size, offered, secs = sys.argv[1:7]
 runs = sys.argv[7:]
@@ -95,17 +95,7 @@ def switches(r):
 
 
 def rpcs(r):
-    out = {"issued": 0, "completed": 0, "failed": 0, "unanswered": 0, "missing": 0, "lat": []}
-    for h in range(1, 5):
-        c = load(os.path.join(d, r, "client%d.json" % h))
-        if not c:
-            out["missing"] += 1
-            continue
-        for k in ("issued", "completed", "failed", "unanswered"):
-            out[k] += c["messages"][k]
-        out["lat"] += c.get("completion_us", [])
-    out["lat"].sort()
-    return out
+    return merge_clients(os.path.join(d, r, "client%d.json" % h) for h in range(1, 5))
 
 
 def cut(r):

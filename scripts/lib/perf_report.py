@@ -36,3 +36,21 @@ def rpc_times(rpc):
         r.update(p50=b["latency_us"]["p50"] / 1e3, p99=b["latency_us"]["p99"] / 1e3,
                  max=b["latency_us"]["max"] / 1e3)
     return r
+
+
+def merge_clients(paths):
+    """shoal-perf client JSONs at @paths merged: their issued, completed,
+    failed and unanswered RPCs summed, how many files are missing or not
+    JSON (a client that died or was killed: its RPCs are not counted),
+    and every completion time, sorted (lat, us)"""
+    out = {"issued": 0, "completed": 0, "failed": 0, "unanswered": 0, "missing": 0, "lat": []}
+    for path in paths:
+        c = load(path)
+        if not c:
+            out["missing"] += 1
+            continue
+        for k in ("issued", "completed", "failed", "unanswered"):
+            out[k] += c["messages"][k]
+        out["lat"] += c.get("completion_us", [])
+    out["lat"].sort()
+    return out
