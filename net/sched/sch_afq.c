@@ -46,6 +46,7 @@
 #include "afq_flow.h"
 #include "calendar_core.h"
 #include "shoal_gso.h"
+#include "shoal_qdisc_gfp.h"
 
 #define AFQ_MAX_LIMIT		1000000U
 #define AFQ_MIN_BPR		64U
@@ -542,7 +543,7 @@ static int afq_bidmem_alloc(struct afq_bidmem *m, const struct afq_settings *s,
 			    struct netlink_ext_ack *extack)
 {
 	m->cells = kvcalloc((size_t)s->rows * s->cols, sizeof(u64),
-			    GFP_KERNEL);
+			    SHOAL_QDISC_GFP);
 	m->slots = NULL;
 	if (!m->cells) {
 		NL_SET_ERR_MSG(extack, "afq: no memory for a sketch of rows x cols");
@@ -551,7 +552,7 @@ static int afq_bidmem_alloc(struct afq_bidmem *m, const struct afq_settings *s,
 	if (!s->exact)
 		return 0;
 	m->slots = kvcalloc(s->exact_flows, sizeof(struct afq_slot),
-			    GFP_KERNEL);
+			    SHOAL_QDISC_GFP);
 	if (!m->slots) {
 		kvfree(m->cells);
 		m->cells = NULL;
@@ -567,7 +568,7 @@ static struct sk_buff_head *afq_queues_alloc(u32 n,
 	struct sk_buff_head *queues;
 	u32 i;
 
-	queues = kvcalloc(n, sizeof(*queues), GFP_KERNEL);
+	queues = kvcalloc(n, sizeof(*queues), SHOAL_QDISC_GFP);
 	if (!queues) {
 		NL_SET_ERR_MSG(extack, "afq: no memory for nqueues queues");
 		return NULL;

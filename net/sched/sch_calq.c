@@ -52,6 +52,7 @@
 #include "afq_flow.h"
 #include "calq_core.h"
 #include "shoal_gso.h"
+#include "shoal_qdisc_gfp.h"
 
 #define CALQ_MAX_LIMIT		1000000U
 #define CALQ_MIN_INTERVAL	1000ULL			/* 1 us */
@@ -1006,14 +1007,15 @@ static int calq_mem_alloc(const struct calq_sched_data *q,
 			  struct calq_mem *m, struct netlink_ext_ack *extack)
 {
 	if (!q->bkt || s->buckets != q->set.buckets) {
-		m->bkt = kvcalloc(s->buckets, sizeof(*m->bkt), GFP_KERNEL);
+		m->bkt = kvcalloc(s->buckets, sizeof(*m->bkt),
+				  SHOAL_QDISC_GFP);
 		if (!m->bkt)
 			goto nomem;
 	}
 	/* a fresh (zeroed) sketch whenever rounds mean something new */
 	if (calq_uses_fq(s) && (!q->afq.sk.cells || geo)) {
 		m->cells = kvcalloc((size_t)s->rows * s->cols, sizeof(u64),
-				    GFP_KERNEL);
+				    SHOAL_QDISC_GFP);
 		if (!m->cells)
 			goto nomem;
 	}

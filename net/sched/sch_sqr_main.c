@@ -75,6 +75,7 @@
 #include <linux/pkt_sched_shoal.h>
 
 #include "sch_sqr.h"
+#include "shoal_qdisc_gfp.h"
 
 #define SQR_RELEASE_BATCH	256	/* held packets sent per timer run */
 
@@ -687,7 +688,7 @@ static int sqr_configure(struct Qdisc *sch, struct nlattr *opt, bool init,
 	 */
 	buf_size = s.hold_ns ? s.ring_bytes : 0;
 	if (buf_size && buf_size != q->ring.size) {
-		buf = kvmalloc(buf_size, GFP_KERNEL | __GFP_NOWARN);
+		buf = kvmalloc(buf_size, SHOAL_QDISC_GFP);
 		if (!buf) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_SQR_RING_BYTES],
 					    "sqr: no memory for a copy buffer of ring_bytes");
