@@ -27,6 +27,7 @@
 #include <net/netns/generic.h>
 #include <net/shoal/wire.h>
 
+#include "shoal_objs.h"
 #include "shoal_pl2.h"
 #include "shoal_sird.h"
 #include "shoal_sird_tx.h"
@@ -39,6 +40,7 @@ enum shoal_stat {
 	SHOAL_STAT_RX_CE,
 	SHOAL_STAT_RX_DROP_NOMEM,
 	SHOAL_STAT_RX_DROP_NOT_UNICAST,	/* to a broadcast or multicast address */
+	SHOAL_STAT_RX_DROP_IP_PROTO,	/* IP packets of a socket protocol's number */
 	SHOAL_STAT_RX_DROP_NO_SOCKET,
 	SHOAL_STAT_RX_DROP_NO_MSG,	/* control for a message we lack */
 	SHOAL_STAT_RX_DROP_MISMATCH,	/* msg_len differs from the message's */
@@ -166,6 +168,18 @@ enum {
 
 #define SHOAL_PORT_HASH		256
 
+/* The initial namespace's settings that size memory and a message's
+ * lifetime, as a namespace that an unprivileged user made found them:
+ * its own stay at or below (shoal_sysctl.c)
+ */
+struct shoal_ceil {
+	u32 max_msg_len;
+	u32 resend_ms;
+	u32 timeout_resends;
+	u32 rcvbuf;
+	u32 sndbuf;
+};
+
 struct shoal_net {
 	struct net *net;
 	struct mutex lock;		/* the socket's open and close */
@@ -177,6 +191,7 @@ struct shoal_net {
 	struct hlist_head ports[SHOAL_PORT_HASH];	/* bound sockets, RCU */
 	u32 next_port;			/* where automatic ports are tried */
 	struct ctl_table_header *sysctl;
+	struct shoal_ceil ceil;		/* an unprivileged user's bounds */
 	struct shoal_stats __percpu *stats;
 	struct shoal_sird sird;		/* SIRD's receiver */
 	struct shoal_sird_tx sird_tx;	/* SIRD's sender */
@@ -286,12 +301,16 @@ void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q);
 u32 shoal_path_mss(struct shoal_net *sn, const struct shoal_addr *dst);
 
 /* shoal_sock.c */
-int shoal_sock_register(void);
+int shoal_sock_register(u8 sird, u8 pl2);
 void shoal_sock_unregister(void);
 void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		    const struct shoal_wire_pkt *pkt,
 		    const struct shoal_addr *src,
 		    const struct in6_addr *local, bool ce);
+
+/* shoal_ipproto.c: the socket protocols' slots in the IP protocol table */
+int shoal_ipproto_claim(u8 sird, u8 pl2);
+void shoal_ipproto_release(u8 sird, u8 pl2);
 
 /* shoal_sysctl.c */
 int shoal_sysctl_init(struct shoal_net *sn);

@@ -45,9 +45,10 @@ static struct shoal_imsg *shoal_imsg_find(struct shoal_sock *ss,
 					  const struct shoal_addr *src,
 					  u64 id, u8 name_flags)
 {
+	struct hlist_head *h = &ss->in_hash[shoal_msg_hash(ss, src, id)];
 	struct shoal_imsg *m;
 
-	hlist_for_each_entry(m, &ss->in_hash[shoal_msg_hash(src, id)], hash)
+	hlist_for_each_entry(m, h, hash)
 		if (m->id == id && m->name_flags == name_flags &&
 		    shoal_addr_eq(&m->src, src))
 			return m;
@@ -93,6 +94,7 @@ void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d)
 	list_del(&d->node);
 	atomic_sub(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
 	kfree(d);
+	shoal_obj_dec(SHOAL_OBJ_DONE);
 }
 
 /* @m, READING, was read (@delivered) or lost to a fault: its name goes
@@ -120,6 +122,7 @@ void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 	if (d) {
 		list_add_tail(&d->node, &ss->done);
 		atomic_add(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
+		shoal_obj_inc(SHOAL_OBJ_DONE);
 	} else {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_DONE_NOMEM);
 	}
@@ -141,6 +144,7 @@ void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m)
 	__skb_queue_purge(&m->skbs);
 	atomic_sub(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
 	kfree(m);
+	shoal_obj_dec(SHOAL_OBJ_IMSG);
 }
 
 /* A control packet about @m to its sender */
@@ -213,8 +217,10 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	m->heard = jiffies;
 	__skb_queue_head_init(&m->skbs);
 	shoal_rx_init(&m->rx, pkt->msg_len);
-	hlist_add_head(&m->hash, &ss->in_hash[shoal_msg_hash(src, m->id)]);
+	hlist_add_head(&m->hash,
+		       &ss->in_hash[shoal_msg_hash(ss, src, m->id)]);
 	list_add_tail(&m->node, &ss->in_list);
+	shoal_obj_inc(SHOAL_OBJ_IMSG);
 	return m;
 }
 

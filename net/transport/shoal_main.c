@@ -18,6 +18,16 @@ module_param(udp_port, int, 0444);
 MODULE_PARM_DESC(udp_port,
 		 "UDP port a new namespace starts with (net.shoal.udp_port)");
 
+static int proto_sird = IPPROTO_SIRD;
+module_param(proto_sird, int, 0444);
+MODULE_PARM_DESC(proto_sird,
+		 "protocol number of SIRD sockets (socket(..., SOCK_DGRAM, N))");
+
+static int proto_pl2 = IPPROTO_PL2;
+module_param(proto_pl2, int, 0444);
+MODULE_PARM_DESC(proto_pl2,
+		 "protocol number of PL2 sockets (socket(..., SOCK_DGRAM, N))");
+
 unsigned int shoal_net_id __read_mostly;
 
 /* A new namespace's net.shoal.* (Documentation/shoal.md) */
@@ -138,12 +148,31 @@ static int __init shoal_init(void)
 		pr_err("shoal: udp_port %d is not a port\n", udp_port);
 		return -EINVAL;
 	}
+	/* 0 is IPPROTO_IP, which socket() takes as "the type's default" */
+	if (proto_sird < 1 || proto_sird > 255 || proto_pl2 < 1 ||
+	    proto_pl2 > 255 || proto_sird == proto_pl2) {
+		pr_err("shoal: proto_sird %d and proto_pl2 %d must be two protocol numbers, 1..255\n",
+		       proto_sird, proto_pl2);
+		return -EINVAL;
+	}
+	shoal_objs_init();
 	err = register_pernet_subsys(&shoal_net_ops);
 	if (err)
-		return err;
-	err = shoal_sock_register();
+		goto objs;
+	err = shoal_ipproto_claim(proto_sird, proto_pl2);
 	if (err)
-		unregister_pernet_subsys(&shoal_net_ops);
+		goto pernet;
+	err = shoal_sock_register(proto_sird, proto_pl2);
+	if (err)
+		goto ipproto;
+	return 0;
+
+ipproto:
+	shoal_ipproto_release(proto_sird, proto_pl2);
+pernet:
+	unregister_pernet_subsys(&shoal_net_ops);
+objs:
+	shoal_objs_exit();
 	return err;
 }
 
@@ -151,7 +180,9 @@ static int __init shoal_init(void)
 static void __exit shoal_exit(void)
 {
 	shoal_sock_unregister();
+	shoal_ipproto_release(proto_sird, proto_pl2);
 	unregister_pernet_subsys(&shoal_net_ops);
+	shoal_objs_exit();
 }
 
 module_init(shoal_init);

@@ -36,13 +36,30 @@ struct shoal_omsg *shoal_omsg_find(struct shoal_sock *ss,
 				   const struct shoal_addr *dst, u64 id,
 				   u8 name_flags)
 {
+	struct hlist_head *h = &ss->out_hash[shoal_msg_hash(ss, dst, id)];
 	struct shoal_omsg *m;
 
-	hlist_for_each_entry(m, &ss->out_hash[shoal_msg_hash(dst, id)], hash)
+	hlist_for_each_entry(m, h, hash)
 		if (m->id == id && m->name_flags == name_flags &&
 		    shoal_addr_eq(&m->dst, dst))
 			return m;
 	return NULL;
+}
+
+/* A new message's id: the socket's count of named messages through a
+ * keyed hash, so that an off-path host cannot guess a live id to forge
+ * CREDIT, RESEND or ABORT for it.  Never 0 (applications keep 0 for "no
+ * message"), and never one that names a message still going to @dst.
+ */
+static u64 shoal_next_id(struct shoal_sock *ss, const struct shoal_addr *dst,
+			 u8 name_flags)
+{
+	u64 id;
+
+	do {
+		id = siphash_1u64(++ss->id_seq, &ss->id_key);
+	} while (!id || shoal_omsg_find(ss, dst, id, name_flags));
+	return id;
 }
 
 /* Unlink and free @m, giving its memory back to the socket */
@@ -64,6 +81,7 @@ void shoal_omsg_free(struct shoal_sock *ss, struct shoal_omsg *m)
 		shoal_in_answered(ss, &m->dst, m->id);
 	kvfree(m->data);
 	kfree(m);
+	shoal_obj_dec(SHOAL_OBJ_OMSG);
 }
 
 /* Request @m was acknowledged: keep only what its response needs */
@@ -119,6 +137,7 @@ static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 		e = kzalloc(sizeof(*e), GFP_ATOMIC);
 	if (e) {
 		atomic_add(sizeof(*e), &sk->sk_rmem_alloc);
+		shoal_obj_inc(SHOAL_OBJ_ERR);
 		e->dst = m->dst;
 		e->id = m->id;
 		e->name_flags = m->name_flags;
@@ -306,10 +325,14 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	err = shoal_wait(ss, shoal_wmem_room, charge, &timeo);
 	if (err)
 		return err;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	/* charged to the sender's memory cgroup, and ENOMEM when it has no
+	 * room (not an OOM kill: the message is the sender's to drop)
+	 */
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
-	m->data = kvmalloc(len, GFP_KERNEL);
+	m->data = kvmalloc(len, GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL |
+			   __GFP_NOWARN);
 	if (!m->data) {
 		kfree(m);
 		return -ENOMEM;
@@ -354,7 +377,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 			return -EALREADY;	/* that response is going */
 		}
 	} else {
-		m->id = ++ss->next_id;
+		m->id = shoal_next_id(ss, dst, name_flags);
 		*id = m->id;
 	}
 	/* PL2's bursts need no credit: its DATA says all of it comes
@@ -363,8 +386,10 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->unsched = ss->pl2 ? len : shoal_omsg_unsched(ss, m);
 	m->announced = m->unsched == len;
 	shoal_tx_init(&m->tx, len, m->unsched);
-	hlist_add_head(&m->hash, &ss->out_hash[shoal_msg_hash(dst, m->id)]);
+	hlist_add_head(&m->hash,
+		       &ss->out_hash[shoal_msg_hash(ss, dst, m->id)]);
 	list_add_tail(&m->node, &ss->out_list);
+	shoal_obj_inc(SHOAL_OBJ_OMSG);
 	sk_wmem_queued_add(sk, charge);
 	ss->stats.tx_msgs++;
 	ss->stats.tx_queued++;

@@ -117,6 +117,7 @@ static void shoal_pl2_dst_put(struct shoal_sock *ss, struct shoal_pl2_dst *d)
 	hlist_del(&d->node);
 	ss->pl2s.nr_dsts--;
 	kfree(d);
+	shoal_obj_dec(SHOAL_OBJ_PL2_DST);
 }
 
 void shoal_pl2_sock_init(struct shoal_sock *ss)
@@ -140,6 +141,7 @@ int shoal_pl2_attach(struct shoal_sock *ss, struct shoal_omsg *m)
 		d = kzalloc(sizeof(*d), GFP_ATOMIC);
 		if (!d)
 			return -ENOMEM;
+		shoal_obj_inc(SHOAL_OBJ_PL2_DST);
 		d->ip = m->dst.ip;
 		pl2_peer_init(&d->peer);
 		INIT_LIST_HEAD(&d->msgs);
@@ -279,6 +281,7 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
 		return NULL;
 	}
+	shoal_obj_inc(SHOAL_OBJ_PL2_BURST);
 	b->dst = d;
 	INIT_LIST_HEAD(&b->timed);
 	__skb_queue_head_init(&b->skbs);
@@ -315,6 +318,7 @@ static struct shoal_pl2_burst *shoal_pl2_form(struct shoal_sock *ss,
 full:
 	if (!b->demand) {
 		kfree(b);
+		shoal_obj_dec(SHOAL_OBJ_PL2_BURST);
 		return NULL;
 	}
 	return b;
@@ -388,6 +392,7 @@ static void shoal_pl2_end(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 	list_del(&b->node);
 	list_del(&b->timed);
 	kfree(b);
+	shoal_obj_dec(SHOAL_OBJ_PL2_BURST);
 	d->nr_out--;
 	shoal_pl2_kick(ss, d, q);
 	shoal_pl2_dst_put(ss, d);
@@ -530,9 +535,11 @@ void shoal_pl2_sock_close(struct shoal_sock *ss, struct sk_buff_head *q)
 				__skb_queue_purge(&b->skbs);
 				list_del(&b->timed);
 				kfree(b);
+				shoal_obj_dec(SHOAL_OBJ_PL2_BURST);
 			}
 			hlist_del(&d->node);
 			kfree(d);
+			shoal_obj_dec(SHOAL_OBJ_PL2_DST);
 		}
 	}
 	ss->pl2s.nr_dsts = 0;

@@ -18,6 +18,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_CE] = "rx_ce",
 	[SHOAL_STAT_RX_DROP_NOMEM] = "rx_drop_nomem",
 	[SHOAL_STAT_RX_DROP_NOT_UNICAST] = "rx_drop_not_unicast",
+	[SHOAL_STAT_RX_DROP_IP_PROTO] = "rx_drop_ip_proto",
 	[SHOAL_STAT_RX_DROP_NO_SOCKET] = "rx_drop_no_socket",
 	[SHOAL_STAT_RX_DROP_NO_MSG] = "rx_drop_no_msg",
 	[SHOAL_STAT_RX_DROP_MISMATCH] = "rx_drop_mismatch",

@@ -75,6 +75,7 @@ static struct shoal_sird_peer *shoal_sird_peer(struct shoal_sird *sird,
 	p = kzalloc(sizeof(*p), GFP_ATOMIC);
 	if (!p)
 		return NULL;
+	shoal_obj_inc(SHOAL_OBJ_SIRD_PEER);
 	shoal_sird_cfg(sird->sn, &cfg);
 	p->ip = *ip;
 	p->order = ++sird->peer_seq;
@@ -211,6 +212,7 @@ void shoal_credit_detach(struct shoal_sird *sird, struct shoal_credit *c)
 		sird->nr_peers--;
 		sird->peers_freed++;
 		kfree(p);
+		shoal_obj_dec(SHOAL_OBJ_SIRD_PEER);
 	}
 	spin_unlock(&sird->lock);
 	if (returned)
@@ -429,7 +431,6 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 	struct shoal_sird *sird = container_of(t, struct shoal_sird, pacer);
 	enum hrtimer_restart ret = HRTIMER_NORESTART;
 	struct shoal_credit *c, *held = NULL;
-	struct shoal_imsg *m;
 	u32 held_bytes = 0;
 	struct sk_buff_head q;
 	struct sird_cfg cfg;
@@ -458,8 +459,10 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		c->out += n;
 		c->ss->credit_out += n;
 		sird->granted += n;
-		m = container_of(c, struct shoal_imsg, credit);
 		if (c->nr_owed) {
+			struct shoal_imsg *m = container_of(c, struct shoal_imsg,
+							    credit);
+
 			/* a trimmed range first: ask for its next piece */
 			n = shoal_owed_take(c->owed, &c->nr_owed, n, &off);
 			shoal_sird_ctrl(sird, m, SHOAL_T_RESEND, off, n, &q);
@@ -524,6 +527,7 @@ void shoal_sird_exit(struct shoal_sird *sird)
 		hlist_for_each_entry_safe(p, tmp, &sird->peers[i], node) {
 			hlist_del(&p->node);
 			kfree(p);
+			shoal_obj_dec(SHOAL_OBJ_SIRD_PEER);
 		}
 }
 

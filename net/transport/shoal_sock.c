@@ -7,7 +7,8 @@
  * whole message, recvmsg() returns one whole message, MSG_ERRQUEUE the
  * messages that failed.  The two protocols differ only in how they send
  * (PL2: shoal_pl2.c).  The protocol number is a lookup key for socket()
- * only: packets travel as UDP.
+ * only: packets travel as UDP.  The numbers are the module's parameters
+ * (shoal_main.c), set here before the protocols are registered.
  *
  * Locking: see shoal_sock.h.  sn->ports_lock guards writers of the port
  * table; the receive path reads it under RCU.
@@ -26,6 +27,8 @@
 #include "shoal_sock.h"
 
 #define SHOAL_PORT_AUTO		32768	/* automatic ports: 32768 .. 65535 */
+
+static u8 shoal_pl2_proto __read_mostly;	/* PL2's protocol number */
 
 static struct hlist_head *shoal_port_head(struct shoal_net *sn, u16 port)
 {
@@ -474,6 +477,7 @@ static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 	msg->msg_flags |= MSG_ERRQUEUE;
 	atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
 	kfree(e);
+	shoal_obj_dec(SHOAL_OBJ_ERR);
 	return 0;
 }
 
@@ -593,10 +597,12 @@ static int shoal_init_sock(struct sock *sk)
 	if (shoal_done_init(ss))
 		return -ENOMEM;
 	ss->sn = sn;
-	/* ids start anywhere: a socket that takes the port of a closed one
-	 * must not name its messages as the old one did
+	/* keyed per socket: its message ids cannot be guessed (nor named
+	 * as a closed one on the same port named its messages), nor its
+	 * buckets chosen by a peer
 	 */
-	ss->next_id = get_random_u64() >> 1;
+	get_random_bytes(&ss->id_key, sizeof(ss->id_key));
+	get_random_bytes(&ss->hash_key, sizeof(ss->hash_key));
 	spin_lock_init(&ss->lock);
 	for (i = 0; i < SHOAL_MSG_HASH; i++) {
 		INIT_HLIST_HEAD(&ss->out_hash[i]);
@@ -609,7 +615,7 @@ static int shoal_init_sock(struct sock *sk)
 	INIT_LIST_HEAD(&ss->await);
 	INIT_LIST_HEAD(&ss->errq);
 	timer_setup(&ss->timer, shoal_sock_timer, 0);
-	ss->pl2 = sk->sk_protocol == IPPROTO_PL2;
+	ss->pl2 = sk->sk_protocol == shoal_pl2_proto;
 	if (ss->pl2)
 		shoal_pl2_sock_init(ss);
 	sock_set_flag(sk, SOCK_RCU_FREE);
@@ -660,6 +666,7 @@ static void shoal_close(struct sock *sk, long timeout)
 		list_del(&e->node);
 		atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
 		kfree(e);
+		shoal_obj_dec(SHOAL_OBJ_ERR);
 	}
 	if (ss->pl2)
 		shoal_pl2_sock_close(ss, &q);
@@ -857,19 +864,23 @@ static const struct {
 	struct proto *prot;
 	struct inet_protosw *sw;
 	bool v6;
+	bool pl2;
 } shoal_protos[] = {
-	{ &shoal_prot, &shoal_inet_sw, false },
-	{ &shoal_pl2_prot, &shoal_pl2_inet_sw, false },
+	{ &shoal_prot, &shoal_inet_sw, false, false },
+	{ &shoal_pl2_prot, &shoal_pl2_inet_sw, false, true },
 #if IS_ENABLED(CONFIG_IPV6)
-	{ &shoal6_prot, &shoal_inet6_sw, true },
-	{ &shoal6_pl2_prot, &shoal_pl2_inet6_sw, true },
+	{ &shoal6_prot, &shoal_inet6_sw, true, false },
+	{ &shoal6_pl2_prot, &shoal_pl2_inet6_sw, true, true },
 #endif
 };
 
-int shoal_sock_register(void)
+int shoal_sock_register(u8 sird, u8 pl2)
 {
 	int err, i;
 
+	shoal_pl2_proto = pl2;
+	for (i = 0; i < ARRAY_SIZE(shoal_protos); i++)
+		shoal_protos[i].sw->protocol = shoal_protos[i].pl2 ? pl2 : sird;
 	for (i = 0; i < ARRAY_SIZE(shoal_protos); i++) {
 		err = shoal_proto_add(shoal_protos[i].prot, shoal_protos[i].sw,
 				      shoal_protos[i].v6);

@@ -19,6 +19,7 @@
 #define _SHOAL_SOCK_H
 
 #include <linux/rhashtable.h>
+#include <linux/siphash.h>
 #include <linux/timer.h>
 #include <net/inet_sock.h>
 
@@ -37,7 +38,9 @@ struct shoal_sock {
 
 	spinlock_t lock;		/* all below */
 	bool dead;			/* closing: take nothing new */
-	u64 next_id;
+	u64 id_seq;			/* messages named so far */
+	siphash_key_t id_key;		/* a message's id from id_seq */
+	siphash_key_t hash_key;		/* out_hash and in_hash buckets */
 	struct hlist_head out_hash[SHOAL_MSG_HASH];
 	struct list_head out_list;	/* outbound messages, oldest first */
 	struct hlist_head in_hash[SHOAL_MSG_HASH];
@@ -197,9 +200,18 @@ struct shoal_err {
 	int error;
 };
 
-static inline u32 shoal_msg_hash(const struct shoal_addr *a, u64 id)
+/* A message's bucket, keyed per socket: a peer that chooses its ids
+ * must not put all of a socket's messages in one chain, which every
+ * packet's lookup would walk in softirq
+ */
+static inline u32 shoal_msg_hash(const struct shoal_sock *ss,
+				 const struct shoal_addr *a, u64 id)
 {
-	return (u32)(id ^ (id >> 32) ^ a->port ^ a->ip.s6_addr32[3]) &
+	u64 ip_hi, ip_lo;
+
+	memcpy(&ip_hi, &a->ip.s6_addr[0], sizeof(ip_hi));
+	memcpy(&ip_lo, &a->ip.s6_addr[8], sizeof(ip_lo));
+	return (u32)siphash_4u64(id, ip_hi, ip_lo, a->port, &ss->hash_key) &
 	       (SHOAL_MSG_HASH - 1);
 }
 

@@ -10,6 +10,13 @@
  * (sird_core.h).  A setting written by hand is pinned: it keeps its value
  * whatever the link does.
  *
+ * In a namespace the initial user namespace does not own (an unprivileged
+ * user's, made with unshare -Urn), the settings that size memory or how
+ * long a message lives (max_msg_len, rcvbuf, sndbuf, resend_ms,
+ * timeout_resends) start at the initial namespace's values where those
+ * are lower, and a write above them is refused: as udp_mem and the like,
+ * such limits stay in the initial namespace's hands.
+ *
  * Locking: a write of udp_port moves the namespace's socket under
  * sn->lock, and the settings that follow the link are written under it
  * too (WRITE_ONCE); every value is read with READ_ONCE() where it is
@@ -425,6 +432,34 @@ static const struct ctl_table shoal_sysctl_template[] = {
 	{ }
 };
 
+/* Entry @e (a u32 with a maximum) of a namespace an unprivileged user
+ * made: at most @init_val, now and on a write
+ */
+static void shoal_sysctl_ceil(struct ctl_table *e, u32 *ceil, u32 init_val)
+{
+	u32 *v = e->data;
+
+	*ceil = init_val;
+	if (*v > init_val)
+		*v = init_val;
+	e->extra2 = ceil;
+}
+
+static void shoal_sysctl_clamp(struct shoal_net *sn, struct ctl_table *t)
+{
+	const struct shoal_net *init = shoal_net(&init_net);
+	struct shoal_ceil *c = &sn->ceil;
+
+	shoal_sysctl_ceil(&t[1], &c->max_msg_len,
+			  READ_ONCE(init->max_msg_len));
+	shoal_sysctl_ceil(&t[5], &c->resend_ms,
+			  READ_ONCE(init->cfg.resend_ms));
+	shoal_sysctl_ceil(&t[6], &c->timeout_resends,
+			  READ_ONCE(init->cfg.timeout_resends));
+	shoal_sysctl_ceil(&t[7], &c->rcvbuf, READ_ONCE(init->cfg.rcvbuf));
+	shoal_sysctl_ceil(&t[8], &c->sndbuf, READ_ONCE(init->cfg.sndbuf));
+}
+
 int shoal_sysctl_init(struct shoal_net *sn)
 {
 	struct ctl_table *t;
@@ -462,6 +497,8 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[26].data = &sn->cfg.sird_rx_fair_permille;
 	t[27].data = &sn->cfg.sird_rx_fifo_permille;
 	t[28].data = &sn->cfg.pl2_fifo_permille;
+	if (sn->net->user_ns != &init_user_ns)
+		shoal_sysctl_clamp(sn, t);
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

@@ -14,23 +14,26 @@
 #include <sys/socket.h>
 #include <linux/shoal.h>
 
-/* The protocol: the API is the same */
-static int shoal_proto(void)
+#include "shoal_socket.h"
+
+/* The protocol (the API is the same), and a socket that is Shoal's */
+static int shoal_open(int family, char *err, size_t len)
 {
 	const char *p = getenv("SHOAL_PROTO");
 
-	return p && !strcmp(p, "pl2") ? IPPROTO_PL2 : IPPROTO_SIRD;
+	return shoal_socket(family, p && !strcmp(p, "pl2"), err, len);
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in6 me = { .sin6_family = AF_INET6 };
 	static char buf[1 << 20];
-	int fd = socket(AF_INET6, SOCK_DGRAM, shoal_proto());
+	char err[256];
+	int fd = shoal_open(AF_INET6, err, sizeof(err));
 
 	if (argc != 2 || fd < 0) {
 		fprintf(stderr, argc != 2 ? "usage: shoal-recv PORT\n" :
-			"socket() failed: is shoal.ko loaded?\n");
+			"shoal-recv: %s\n", err);
 		return 1;
 	}
 	me.sin6_port = htons(atoi(argv[1]));	/* IPv6 sockets take IPv4 too */

@@ -14,12 +14,14 @@
 #include <sys/socket.h>
 #include <linux/shoal.h>
 
-/* The protocol: the API is the same */
-static int shoal_proto(void)
+#include "shoal_socket.h"
+
+/* The protocol (the API is the same), and a socket that is Shoal's */
+static int shoal_open(int family, char *err, size_t len)
 {
 	const char *p = getenv("SHOAL_PROTO");
 
-	return p && !strcmp(p, "pl2") ? IPPROTO_PL2 : IPPROTO_SIRD;
+	return shoal_socket(family, p && !strcmp(p, "pl2"), err, len);
 }
 
 int main(int argc, char **argv)
@@ -35,14 +37,17 @@ int main(int argc, char **argv)
 			      .msg_iov = &iov, .msg_iovlen = 1,
 			      .msg_control = ctl, .msg_controllen = sizeof(ctl) };
 	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	int fd = socket(AF_INET, SOCK_DGRAM, shoal_proto());
+	char err[256];
+	int fd = shoal_open(AF_INET, err, sizeof(err));
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 	ssize_t n;
 
-	if (argc != 4 || fd < 0 || inet_pton(AF_INET, argv[1], &to.sin_addr) != 1) {
+	if (argc != 4 || inet_pton(AF_INET, argv[1], &to.sin_addr) != 1) {
 		fprintf(stderr, "usage: shoal-send ADDR PORT TEXT (shoal.ko loaded)\n");
 		return 1;
 	}
+	if (fd < 0)
+		return fprintf(stderr, "shoal-send: %s\n", err), 1;
 	to.sin_port = htons(atoi(argv[2]));
 	iov.iov_base = argv[3];
 	iov.iov_len = strlen(argv[3]);

@@ -43,6 +43,7 @@
 
 #include <linux/shoal.h>
 
+#include "shoal_socket.h"
 #include "workloads.h"
 
 #define DEF_PORT	4800
@@ -104,12 +105,11 @@ static bool msg_proto(void)
 
 static int msg_socket(void)
 {
-	int fd = socket(o.family, SOCK_DGRAM,
-			o.proto == P_PL2 ? IPPROTO_PL2 : IPPROTO_SIRD);
+	char err[256];
+	int fd = shoal_socket(o.family, o.proto == P_PL2, err, sizeof(err));
 
 	if (fd < 0) {
-		fprintf(stderr, "shoal-perf: socket(IPPROTO_%s) (is shoal.ko loaded?): %s\n",
-			o.proto == P_PL2 ? "PL2" : "SIRD", strerror(errno));
+		fprintf(stderr, "shoal-perf: %s\n", err);
 		exit(1);
 	}
 	return fd;

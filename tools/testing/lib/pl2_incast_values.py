@@ -103,5 +103,8 @@ lat = [x for x in p.get("buckets", []) if x.get("name") == "all"]
 lat = lat[0].get("latency_us", {}) if lat else {}
 for k in ("p50", "p99", "max"):
     out["rpc_" + k] = int(lat.get(k, -1))
+# how late the client's timer fired for its arrivals, at most: the guest's
+# timers' lateness in the run's window
+out["rpc_lag_max"] = int(p.get("arrival_lag_us", {}).get("max", -1))
 for k, v in sorted(out.items()):
     print("%s=%s" % (k, v))

@@ -4,6 +4,7 @@
 # Helpers for the shoal.ko scenarios (source after topo.sh).
 
 SHOAL_CRAFT=$TREE/tools/testing/lib/shoal_craft.py
+SHOAL_MSGS=$TREE/tools/testing/lib/shoal_msgs.py
 
 # shoal_module: load the tree's shoal.ko unless it is loaded
 shoal_module()
@@ -15,10 +16,44 @@ shoal_module()
 		topo_die "insmod $TREE/net/transport/shoal.ko failed (make modules?)"
 }
 
+# shoal_objects_zero WHAT [KIND...]: a check that shoal.ko's object
+# counts (/sys/kernel/debug/shoal/objects; all kinds, or the KINDs named)
+# are back to 0, waiting up to 10 s (a namespace goes away in a work
+# item); WHAT says after what
+shoal_objects_zero()
+{
+	local objs=/sys/kernel/debug/shoal/objects what=$1 left try
+
+	shift
+	for ((try = 0; try < 40; try++)); do
+		left=$(awk -v kinds="$*" 'BEGIN { n = split(kinds, k); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+			(!n || $1 in want) && $2 != 0 { printf "%s %s ", $1, $2 }
+			END { if (NR == 0) print "unreadable" }' "$objs" 2>&1)
+		[ -z "$left" ] && break
+		topo_nap 0.25
+	done
+	tap_ok "$([ -z "$left" ] && echo 1 || echo 0)" \
+		"shoal.ko's objects${*:+ ($*)} back to 0 $what${left:+: left $left}"
+}
+
 # shoal_craft ARGS...: the packet generator (list, expect CASE, send ...)
 shoal_craft()
 {
 	"$SHOAL_CRAFT" "$@"
+}
+
+# shoal_fan ADDR PORT COUNT SIZE OUT N: senders 1..N (topo_sender_ns) each
+# send COUNT messages of SIZE to ADDR at once, tagged with their number,
+# from one process (an interpreter per sender would load a slow guest);
+# sender i's JSON (as shoal_msgs.py send prints it) in OUT$i.json
+shoal_fan()
+{
+	local i senders=()
+
+	for ((i = 1; i <= $6; i++)); do
+		senders+=("$(topo_sender_ns "$i"):$i:$5$i.json")
+	done
+	"$SHOAL_MSGS" fan "$1" "$2" "$3" "$4" "${senders[@]}"
 }
 
 # shoal_stats_delta BEFORE AFTER: the counters of /proc/net/shoal/stats

@@ -6,6 +6,13 @@
   shoal_craft.py expect CASE              the counters CASE moves ("name+N ...")
   shoal_craft.py send CASE ADDR PORT      send CASE's packet (ADDR may be
                                           a broadcast, or multicast%dev)
+  shoal_craft.py cases FROM TO ADDR PORT [CASE...]
+                                          every case (or those named) in
+                                          turn, sent from network namespace
+                                          FROM to ADDR in TO: a line each,
+                                          "CASE<tab>expected<tab>moved" as
+                                          expect and delta print them (one
+                                          process, not three a case)
   shoal_craft.py flood N ADDR PORT        N random packets, half near-valid
   shoal_craft.py raw SRC DST PORT         2 IPv4 packets UDP must refuse
   shoal_craft.py udp COUNTER              this namespace's Udp COUNTER (snmp)
@@ -36,6 +43,9 @@ import random
 import socket
 import struct
 import sys
+import time
+
+import netns
 
 VERSION = 1
 TYPES = {"data": 1, "credit_req": 2, "credit": 3, "resend": 4, "busy": 5,
@@ -250,6 +260,34 @@ def deltas(before, after):
     return {k: a[k] - b.get(k, 0) for k in a}
 
 
+def moved(before, after):
+    """delta's words: the counters that moved, tx_* and rx_packets and
+    rx_bytes left out"""
+    d = deltas(before, after)
+    return " ".join("%s+%d" % (k, v) for k, v in sorted(d.items())
+                    if v and k not in ("rx_packets", "rx_bytes") and
+                    not k.startswith("tx_"))
+
+
+def shoal_stats(ns):
+    with netns.inside(ns):
+        with open("/proc/net/shoal/stats") as f:
+            return f.read()
+
+
+def cases(src, dst, addr, port, names):
+    for name in names or CASES:
+        pkt, tos, want = CASES[name]
+        before = shoal_stats(dst)
+        with netns.inside(src):
+            send([pkt], addr, port, tos)
+        # what the receiver does with it is done in the softirq the send
+        # ran, or soon after; a margin for a slow guest
+        time.sleep(0.2)
+        print("%s\t%s\t%s" % (name, " ".join(sorted(want)),
+                              moved(before, shoal_stats(dst))), flush=True)
+
+
 # drops by the endpoint, after the parser counted a packet by type
 ENDPOINT_DROPS = ("rx_drop_no_socket", "rx_drop_no_msg", "rx_drop_mismatch",
                   "rx_drop_rcvbuf", "rx_drop_fragmented",
@@ -266,6 +304,8 @@ def main(argv):
     elif cmd == "send":
         pkt, tos, _ = CASES[argv[2]]
         send([pkt], argv[3], int(argv[4]), tos)
+    elif cmd == "cases":
+        cases(argv[2], argv[3], argv[4], int(argv[5]), argv[6:])
     elif cmd == "flood":
         flood(int(argv[2]), argv[3], int(argv[4]))
     elif cmd == "raw":
@@ -282,10 +322,7 @@ def main(argv):
     elif cmd == "udp":
         print(udp_counter(argv[2]))
     elif cmd == "delta":
-        d = deltas(argv[2], argv[3])
-        print(" ".join("%s+%d" % (k, v) for k, v in sorted(d.items())
-                       if v and k not in ("rx_packets", "rx_bytes") and
-                       not k.startswith("tx_")))
+        print(moved(argv[2], argv[3]))
     elif cmd == "vars":
         d = deltas(argv[2], argv[3])
         for k, v in sorted(d.items()):

@@ -15,7 +15,8 @@ import struct
 import sys
 import time
 
-IPPROTO_SIRD = 253
+from shoal_msgs import proto
+
 SOL_SHOAL = 299
 SHOAL_CMSG_SEND = 1
 SHOAL_SOCK_STATS = 1
@@ -29,7 +30,7 @@ def stop(signum, frame):
 
 port, addr, dport = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 size, secs = int(sys.argv[4]), float(sys.argv[5])
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_SIRD)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, proto())
 s.bind(("0.0.0.0", port))
 msg_id = ctypes.c_uint64(0)
 args = struct.pack("=IIQQ", 0, 0, 0, ctypes.addressof(msg_id))

@@ -13,6 +13,16 @@
                                              bytes, wait until each is
                                              acknowledged or failed, print
                                              JSON
+  shoal_msgs.py fan ADDR PORT COUNT SIZE NETNS:TAG[:FILE]...
+                                             as send, from a socket in each
+                                             named network namespace at
+                                             once (messages interleaved),
+                                             a JSON line each (with "ns"
+                                             and "tag") on stdout or in
+                                             FILE: one process for an
+                                             incast, whose many
+                                             interpreters would load a
+                                             slow guest's CPUs
   shoal_msgs.py mix ADDR PORT SIZE1 COUNT SIZE2
                                              on one socket, one message of
                                              SIZE1 (tag 1), then COUNT of
@@ -46,6 +56,8 @@ import struct
 import sys
 import time
 
+import netns
+
 IPPROTO_SIRD = 253
 IPPROTO_PL2 = 254
 PROTOS = {"sird": IPPROTO_SIRD, "pl2": IPPROTO_PL2}
@@ -69,10 +81,16 @@ def body(tag, index, size):
 
 
 def proto():
+    """SHOAL_PROTO's number: shoal.ko's parameter proto_sird or proto_pl2
+    (the defaults when it is not loaded)"""
     name = os.environ.get("SHOAL_PROTO", "sird")
     if name not in PROTOS:
         sys.exit("SHOAL_PROTO=%s: sird or pl2" % name)
-    return PROTOS[name]
+    try:
+        with open("/sys/module/shoal/parameters/proto_" + name) as f:
+            return int(f.read())
+    except OSError:
+        return PROTOS[name]
 
 
 def family(addr):
@@ -145,6 +163,52 @@ def send(addr, port, count, size, tag):
     finish(s, start)
 
 
+def fan(addr, port, count, size, senders):
+    fam, num = family(addr), proto()
+    socks = []
+    for arg in senders:
+        name, _, rest = arg.partition(":")
+        tag, _, path = rest.partition(":")
+        with netns.inside(name):
+            s = socket.socket(fam, socket.SOCK_DGRAM, num)
+        s.setblocking(False)
+        socks.append({"ns": name, "tag": int(tag or 0), "out": path,
+                      "sock": s, "next": 0, "done": None})
+    start = time.time()
+    # each message in turn from every sender; one whose send buffer is
+    # full waits for room without holding up the others
+    while True:
+        waiting = [x for x in socks if x["next"] < count]
+        if not waiting:
+            break
+        blocked = []
+        for x in waiting:
+            try:
+                x["sock"].sendto(body(x["tag"], x["next"], size), (addr, port))
+                x["next"] += 1
+            except BlockingIOError:
+                blocked.append(x["sock"])
+        if len(blocked) == len(waiting):
+            select.select([], blocked, [], 0.05)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        busy = [x for x in socks if x["done"] is None]
+        if not busy:
+            break
+        for x in busy:
+            if not stats(x["sock"])["tx_queued"]:
+                x["done"] = time.time()
+        time.sleep(0.02)
+    for x in socks:
+        out = report(x["sock"], (x["done"] or time.time()) - start)
+        out.update(ns=x["ns"], tag=x["tag"])
+        if x["out"]:
+            with open(x["out"], "w") as f:
+                print(json.dumps(out), file=f)
+        else:
+            print(json.dumps(out))
+
+
 def mix(addr, port, size1, count, size2):
     s = socket.socket(family(addr), socket.SOCK_DGRAM, proto())
     start = time.time()
@@ -156,13 +220,18 @@ def mix(addr, port, size1, count, size2):
 
 def finish(s, start):
     """wait until every message is acknowledged or failed, print JSON"""
-    errors = {}
     deadline = time.time() + 120
     while time.time() < deadline:
         st = stats(s)
         if not st["tx_queued"]:
             break
         time.sleep(0.02)
+    print(json.dumps(report(s, time.time() - start)))
+
+
+def report(s, elapsed):
+    """the socket's counts and the errors its failed messages reported"""
+    errors = {}
     while True:
         try:
             _, anc, _, _ = s.recvmsg(0, 256, socket.MSG_ERRQUEUE |
@@ -173,9 +242,9 @@ def finish(s, start):
             if level == SOL_SHOAL and kind == SHOAL_CMSG_RECV:
                 err = INFO.unpack(data[:INFO.size])[2]
                 errors[err] = errors.get(err, 0) + 1
-    out = {"elapsed": round(time.time() - start, 3), "errors": errors}
+    out = {"elapsed": round(elapsed, 3), "errors": errors}
     out.update(stats(s))
-    print(json.dumps(out))
+    return out
 
 
 def pair(port, addr1, size1, addr2, size2):
@@ -210,6 +279,8 @@ def main(argv):
     elif len(argv) >= 6 and argv[1] == "send":
         send(argv[2], int(argv[3]), int(argv[4]), int(argv[5]),
              int(argv[6]) if len(argv) > 6 else 0)
+    elif len(argv) >= 7 and argv[1] == "fan":
+        fan(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), argv[6:])
     elif len(argv) >= 7 and argv[1] == "mix":
         mix(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
     elif len(argv) >= 7 and argv[1] == "pair":

@@ -39,10 +39,9 @@
 #      the nominal rate) counts the queue gone and grants go on (with a
 #      bucket of 2 packets at the port: 20-26 on an idle run, 62-86 in
 #      full make check runs, 165-281 on a slower host; with PORT_BURST's
-#      10 ms, 1-4 on that host); the RPCs' p99 within
-#      RPC_FACTOR x the idle p99 plus the slots an RPC's burst waits by
-#      design: every incast sender's reserved burst (N x K) and twice the
-#      queue's measured peak (in its grant, then in the queue itself).
+#      10 ms, 1-4 on that host); the RPCs' p99 within RPC_FACTOR x the
+#      idle p99, plus the slots an RPC's request waits by design, plus
+#      the guest's timers' lateness in this window (see the check).
 #   3. A sender killed (kill -9) while its RSV is in flight (its GRTs
 #      come back through 10 ms of netem, so that one nearly always is):
 #      the survivors' messages all arrive; the victim left reserved
@@ -54,6 +53,8 @@
 #      detached, the receiver answering each RSV with slots 0, 0: the
 #      drops, resends, queue peak and RPC p99 at the same port are
 #      counted, not checked (they show that the checks of 2 can fail).
+#   5. Every socket closed, shoal.ko holds no message, name, error, PL2
+#      destination or burst (its object counts).
 # A run's numbers: Documentation/testing.md.  Knobs for
 # diagnosis: PL2_INCAST_T (net.shoal.pl2_t), PL2_INCAST_RESEND_MS,
 # PL2_INCAST_RSV_TIMEOUT_US, PL2_INCAST_MSGS, PL2_INCAST_SIZE, PL2_INCAST_RATE,
@@ -98,7 +99,7 @@ CMP_MSGS=2			# per sender, in the comparison
 RPC_SIZE=100
 RPC_PER_S=40			# RPCs a second, Poisson
 RPC_DUR=3			# seconds of RPC arrivals, idle and loaded
-RPC_FACTOR=${PL2_INCAST_RPC_FACTOR:-3}
+RPC_FACTOR=${PL2_INCAST_RPC_FACTOR:-2}
 LEASE_US=1000000
 RSV_TIMEOUT_US=${PL2_INCAST_RSV_TIMEOUT_US:-}	# net.shoal.pl2_rsv_timeout_us
 RESEND_MS=${PL2_INCAST_RESEND_MS:-50}		# net.shoal.resend_ms
@@ -207,7 +208,8 @@ snap()
 #   q_*             the port's FIFO: peak (packets), drops, sent
 #   m_*             messages: good bad dups, per sender tag good m_tag<i>,
 #                   senders' acked/failed, their elapsed max
-#   rpc_*           RPC client: issued completed failed unanswered p50 p99
+#   rpc_*           RPC client: issued completed failed unanswered p50 p99,
+#                   lag_max (its timer's largest lateness, us)
 PY=$HERE/../lib/pl2_incast_values.py
 
 values()
@@ -350,21 +352,32 @@ if [ "$PROTO" = pl2 ]; then
 		"(on by default) forgot none ($sw_expired; decrements that found 0:" \
 		"$sw_clamp, unsolicited bursts resent $all_pl2_unsol_resent)"
 fi
-# an RPC's burst waits, by design, for its grant's slot: behind every
+# An RPC's request waits, by design, for its grant's slot: behind every
 # other host's reserved bursts (N x K slots) and the queue the switch's
 # drain clock counts (at most its peak, measured above); its packet then
 # joins the queue, which the emulated link, behind that clock, may still
-# hold up to its peak; RPC_FACTOR covers the guest's own swings
-slots_ms=$(((N * K * OUTSTANDING + 2 * q_peak) * SLOT_NS / 1000000))
-limit=$((RPC_FACTOR * idle_p99 + slots_ms * 1000))
+# hold up to its peak.  With one exchange per destination (the paper's),
+# a request that comes while the client's previous burst to the server
+# waits for its slot waits for that exchange first: two exchanges.  Each
+# burst leaves on a timer (Eq. 1's wait), which fires as late as the
+# guest's timers do in this window; the client measures that on its own
+# (its arrivals' lag, the same timers).  In runs where the check failed
+# with one exchange and no lateness counted, the requests' own path
+# (from the client's send to the server's receive stamp) held 25-41 ms
+# of the tail and the server's wake-ups little; idle, the tail is the
+# server's wake-ups.  RPC_FACTOR covers those swings.
+slots_ms=$((2 * (N * K * OUTSTANDING + 2 * q_peak) * SLOT_NS / 1000000))
+late_ms=$((2 * rpc_lag_max / 1000))
+limit=$((RPC_FACTOR * idle_p99 + (slots_ms + late_ms) * 1000))
 check "rc == 0 && rpc_completed > 50 && rpc_completed == rpc_issued && rpc_failed == 0" \
 	"incast: $rpc_completed of $rpc_issued RPCs answered ($rc), none failed"
 check "t_rpc < t_end" "incast: the RPCs ran within the incast ($t_rpc ms of $t_end ms)"
-check "rpc_p99 > 0 && idle_p99 > 0 && rpc_p99 <= limit" \
+check "rpc_p99 > 0 && idle_p99 > 0 && rpc_lag_max >= 0 && rpc_p99 <= limit" \
 	"incast: RPC p99 $rpc_p99 us (p50 $rpc_p50) <= $RPC_FACTOR x idle p99 $idle_p99 us +" \
-	"$slots_ms ms of reservations and queue ahead ($(awk -v a="$rpc_p99" -v b="$idle_p99" \
+	"$slots_ms ms of two exchanges' reservations and queue ahead + $late_ms ms, twice" \
+	"the guest's timers' largest lateness ($(awk -v a="$rpc_p99" -v b="$idle_p99" \
 		'BEGIN { printf "%.1f", (b > 0 ? a / b : -1) }')x idle)"
-CASES+=("{\"case\": \"incast\", \"proto\": \"$PROTO\", \"queue_peak\": $q_peak, \"drops\": $q_drops, \"idle_p50_us\": $idle_p50, \"idle_p99_us\": $idle_p99, \"rpc_p50_us\": $rpc_p50, \"rpc_p99_us\": $rpc_p99, \"ms\": $t_end}")
+CASES+=("{\"case\": \"incast\", \"proto\": \"$PROTO\", \"queue_peak\": $q_peak, \"drops\": $q_drops, \"idle_p50_us\": $idle_p50, \"idle_p99_us\": $idle_p99, \"rpc_p50_us\": $rpc_p50, \"rpc_p99_us\": $rpc_p99, \"rpc_lag_max_us\": $rpc_lag_max, \"ms\": $t_end}")
 
 # ---- 3. a sender killed with an RSV in flight; the lease ----
 if [ "$PROTO" = pl2 ]; then
@@ -468,5 +481,9 @@ echo "# noswitch (counted, not checked): port drops $q_drops, peak $q_peak packe
 CASES+=("{\"case\": \"noswitch\", \"queue_peak\": $q_peak, \"drops\": $q_drops, \"retx\": $all_tx_retx_packets, \"rpc_p99_us\": $rpc_p99, \"ms\": $t_end}")
 kill "$SRV_PID" 2>/dev/null
 wait "$SRV_PID" 2>/dev/null
+# every socket is closed (the killed sender's with its process): what
+# they held is freed, a victim's reserved bursts too
+shoal_objects_zero "once every socket is closed" out_msgs in_msgs done_names \
+	send_errors pl2_dsts pl2_bursts
 topo_write_results "$DIR/results.json" "\"test\": \"pl2-incast\""
 tap_done

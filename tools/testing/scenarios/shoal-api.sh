@@ -30,7 +30,7 @@ ip netns exec "$NS" env SHOAL_PROTO=pl2 "$BIN"
 status=$?
 tap_ok "$status == 0" "the API tests passed (IPPROTO_PL2)"
 ip netns del "$NS"
-topo_nap 0.5
+shoal_objects_zero "once the sockets are closed and the namespace is gone"
 rmmod shoal
 tap_ok "$? == 0" "shoal.ko unloads once the sockets are closed"
 tap_done

@@ -72,11 +72,8 @@ run()
 		>"$TOPO_TMP/rx.json" &
 	pids+=($!)
 	topo_nap 1
-	for ((i = 1; i <= N; i++)); do
-		ip netns exec "$(topo_sender_ns "$i")" "$MSGS_PY" send "$RXADDR" \
-			$PORT "$MSGS" "$size" "$i" >"$TOPO_TMP/tx$i.json" &
-		pids+=($!)
-	done
+	shoal_fan "$RXADDR" $PORT "$MSGS" "$size" "$TOPO_TMP/tx" $N &
+	pids+=($!)
 	wait "${pids[@]}"
 	after=$(ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats)
 	eval "$(python3 "$HERE/../lib/shoal_incast_check.py" "$TOPO_TMP" "$N")"

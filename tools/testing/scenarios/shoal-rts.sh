@@ -134,11 +134,8 @@ before=$(stats "$TOPO_RX")
 ip netns exec "$TOPO_RX" "$MSGS_PY" recv $PORT $((N * MSGS)) 90 >"$TOPO_TMP/rx.json" &
 pids=($!)
 topo_nap 1
-for ((i = 1; i <= N; i++)); do
-	ip netns exec "$(topo_sender_ns "$i")" "$MSGS_PY" send "$RXADDR" $PORT "$MSGS" \
-		"$SIZE" "$i" >"$TOPO_TMP/tx$i.json" &
-	pids+=($!)
-done
+shoal_fan "$RXADDR" $PORT "$MSGS" "$SIZE" "$TOPO_TMP/tx" $N &
+pids+=($!)
 wait "${pids[@]}"
 after=$(stats "$TOPO_RX")
 eval "$(python3 "$HERE/../lib/shoal_incast_check.py" "$TOPO_TMP" "$N")"

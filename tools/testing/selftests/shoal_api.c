@@ -357,8 +357,8 @@ TEST_F(pair, boundaries)
 		ASSERT_EQ((ssize_t)sizes[i],
 			  send_msg(self->cli, &self->to, sizeof(self->to),
 				   want, sizes[i], &args, 0));
-		if (i)
-			EXPECT_GT(ids[i], ids[i - 1]);
+		for (j = 0; j < i; j++)
+			EXPECT_NE(ids[j], ids[i]);
 	}
 	for (i = 0; i < n; i++) {
 		got = recv_msg(self->srv, buf, 300000, 0, &info, NULL, NULL);
@@ -441,6 +441,36 @@ TEST_F(pair, rpc)
 		EXPECT_EQ(req_id, info.id);
 		EXPECT_EQ(0, memcmp(buf, "pong", 4));
 	}
+}
+
+/* Ids are not guessable: never 0, all different, and not a count (an
+ * off-path host that saw one could otherwise name the next to forge
+ * CREDIT, RESEND or ABORT); the receiver sees the sender's ids
+ */
+TEST_F(pair, unpredictable_ids)
+{
+	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
+	struct shoal_recv_info info;
+	enum { N = 32 };
+	uint64_t ids[N];
+	int i, j, near = 0;
+	char buf[8];
+
+	for (i = 0; i < N; i++) {
+		args.id_addr = (uintptr_t)&ids[i];
+		ASSERT_EQ(1, send_msg(self->cli, &self->to, sizeof(self->to),
+				      "x", 1, &args, 0));
+		ASSERT_EQ(1, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
+				      NULL, NULL));
+		EXPECT_EQ(ids[i], info.id);
+		EXPECT_NE(0, ids[i]);
+		for (j = 0; j < i; j++)
+			EXPECT_NE(ids[j], ids[i]) TH_LOG("id %d repeats %d", i, j);
+		if (i && ids[i] - ids[i - 1] < 1024)
+			near++;
+	}
+	EXPECT_EQ(0, near) TH_LOG("%d ids close after the one before",
+					  near);
 }
 
 /* 64 clients at once into one server: every message once */
