@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "afq_model.h"
+#include "fuzz_driver.h"
 
 #define FUZZ_FLOWS	24
 
@@ -122,12 +123,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 #ifndef SHOAL_LIBFUZZER
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 12000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_afq", 12000, 11);
 	unsigned char buf[512];
 	unsigned long i;
 	size_t len, k;
 
-	srand(11);
 	for (i = 0; i < iters; i++) {
 		len = 8 + rand() % (sizeof(buf) - 8);
 		for (k = 0; k < len; k++)

@@ -12,7 +12,28 @@
 #include <string.h>
 
 #include "afq_key_core.h"
+#include "fuzz_driver.h"
 #include "trim_core.h"
+
+/* the paths the inputs must reach (fuzz_driver.h): every parse result,
+ * both IP versions, both return-to-sender plans, every trim class, and
+ * the Shoal flow key with and without its message
+ */
+enum { P_OK4, P_OK6, P_NONIP, P_FRAG, P_BAD, P_RTS_SHOAL, P_RTS_SWAP,
+       P_KEY, P_KEY_MSG, P_CLASS, P_MAX = P_CLASS + TRIM_C_ENCAP + 1 };
+static struct fuzz_path paths[P_MAX] = {
+	[P_OK4] = { "IPv4" }, [P_OK6] = { "IPv6" }, [P_NONIP] = { "not IP" },
+	[P_FRAG] = { "fragment" }, [P_BAD] = { "bad headers" },
+	[P_RTS_SHOAL] = { "rts Shoal" }, [P_RTS_SWAP] = { "rts swap" },
+	[P_KEY] = { "Shoal key" }, [P_KEY_MSG] = { "Shoal key per message" },
+	[P_CLASS + TRIM_C_DATA] = { "class data" },
+	[P_CLASS + TRIM_C_CTRL] = { "class ctrl" },
+	[P_CLASS + TRIM_C_HDR] = { "class header" },
+	[P_CLASS + TRIM_C_NONIP] = { "class not IP" },
+	[P_CLASS + TRIM_C_FRAG] = { "class fragment" },
+	[P_CLASS + TRIM_C_PROTO] = { "class not eligible" },
+	[P_CLASS + TRIM_C_ENCAP] = { "class untrusted" },
+};
 
 static int check_invariants(const unsigned char *data, size_t size)
 {
@@ -24,6 +45,7 @@ static int check_invariants(const unsigned char *data, size_t size)
 	struct shoal_pkt_hdrs pk = { 0 };
 	struct afq_key_fields f;
 	enum shoal_pkt_res r;
+	enum trim_class cls;
 	unsigned int avail = size < SHOAL_PKT_PARSE_LEN ? size : SHOAL_PKT_PARSE_LEN;
 	unsigned char *copy;
 
@@ -33,6 +55,9 @@ static int check_invariants(const unsigned char *data, size_t size)
 		return 0;
 	memcpy(copy, data, avail);
 	r = shoal_pkt_parse(copy, avail, size, &pk);
+	paths[r == SHOAL_PKT_OK ? (pk.ipver == 6 ? P_OK6 : P_OK4) :
+	      r == SHOAL_PKT_NONIP ? P_NONIP :
+	      r == SHOAL_PKT_FRAG ? P_FRAG : P_BAD].hits++;
 	if (r == SHOAL_PKT_OK) {
 		if (pk.l3len > size || pk.l4off > pk.l3len ||
 		    (unsigned int)pk.l4off + pk.l4hdr > pk.l3len)
@@ -50,9 +75,13 @@ static int check_invariants(const unsigned char *data, size_t size)
 					   pk.dport != 4797 || rts.dscp != 48)) ||
 			    (!rts.shoal && rts.dscp != 0xff))
 				abort();
+			paths[rts.shoal ? P_RTS_SHOAL : P_RTS_SWAP].hits++;
 		}
 	}
-	(void)trim_classify(&c, r, &pk, size > 1 ? data[1] : -1);
+	cls = trim_classify(&c, r, &pk, size > 1 ? data[1] : -1);
+	if (cls > TRIM_C_ENCAP)
+		abort();
+	paths[P_CLASS + cls].hits++;
 	free(copy);
 
 	/* the key reads up to AFQ_KEY_PARSE_LEN bytes, on the UDP port the
@@ -70,6 +99,7 @@ static int check_invariants(const unsigned char *data, size_t size)
 		    (unsigned int)pk.l4off + 8 + SHOAL_HDR_LEN > avail ||
 		    (!(size & 1) && f.msg_id))
 			abort();
+		paths[size & 1 ? P_KEY_MSG : P_KEY].hits++;
 	}
 	free(copy);
 	return 0;
@@ -109,18 +139,30 @@ static size_t seed(unsigned char *p, unsigned int i)
 		p[45] = (len - 40) & 0xff;
 		p[48] = SHOAL_VERSION << 4;
 	}
+	/* a third to Shoal's port (return to sender keeps a Shoal packet's
+	 * ports), a fifth with the control DSCP (CS6)
+	 */
+	if (i % 3 == 0) {
+		p[(i & 1) ? 22 : 42] = 4797 >> 8;
+		p[(i & 1) ? 23 : 43] = 4797 & 0xff;
+	}
+	if (i % 5 == 0) {
+		if (i & 1)
+			p[1] = 48 << 2;
+		else
+			p[0] = 0x60 | (48 << 2) >> 4;
+	}
 	return len;
 }
 
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_pkt_parse", 200000, 42);
 	unsigned char buf[512];
 	unsigned long i;
 	size_t len;
-	int k;
+	int k, ok;
 
-	srand(42);
 	for (i = 0; i < iters; i++) {
 		len = seed(buf, i);
 		for (k = rand() % 6; k > 0; k--)
@@ -130,7 +172,8 @@ int main(int argc, char **argv)
 		LLVMFuzzerTestOneInput(buf, len);
 	}
 	printf("ok 1 - fuzz_pkt_parse: %lu inputs, no fault\n", iters);
-	printf("1..1\n");
-	return 0;
+	ok = fuzz_paths_check(2, "fuzz_pkt_parse", paths, P_MAX);
+	printf("1..2\n");
+	return !ok;
 }
 #endif

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzz_driver.h"
 #include "pl2_core.h"
 
 #define MAX64	((__uint128_t)~0ULL)
@@ -296,12 +297,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef SHOAL_LIBFUZZER
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_pl2_core", 200000, 25);
 	unsigned char buf[512];
 	unsigned long i;
 	size_t len, k;
 
-	srand(25);
 	for (i = 0; i < iters; i++) {
 		len = 24 + rand() % (sizeof(buf) - 24);
 		for (k = 0; k < len; k++)

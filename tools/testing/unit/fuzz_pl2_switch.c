@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_driver.h"
 #include "pl2_switch_core.h"
 
 #define NP	4
@@ -221,12 +222,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef SHOAL_LIBFUZZER
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 100000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_pl2_switch", 100000, 6);
 	unsigned char buf[512];
 	unsigned long i;
 	size_t len, k;
 
-	srand(6);
 	for (i = 0; i < iters; i++) {
 		len = 4 + rand() % (sizeof(buf) - 4);
 		for (k = 0; k < len; k++)

@@ -18,7 +18,7 @@
  *    the counters it must leave, RESENDs only at quiet 2, 4, 8, ... and
  *    never for a message whose granted bytes all came, forgotten exactly
  *    after the limit's silent intervals and never while it waits for
- *    credit.
+ *    credit or its data may be queued behind earlier credit.
  * Any violation aborts.  A libFuzzer target with -DSHOAL_LIBFUZZER,
  * otherwise a seeded driver.
  */
@@ -27,7 +27,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_driver.h"
 #include "shoal_msg_core.h"
+
+/* the paths the inputs must reach (fuzz_driver.h): each mode's outcomes */
+enum { P_RX_NEW, P_RX_DUP, P_RX_INVALID, P_RX_FRAG, P_RX_TRIMMED, P_RX_GAPS,
+       P_RX_FORGOTTEN, P_RX_COMPLETE, P_TX_NEW, P_TX_RESEND, P_TX_NONE,
+       P_BOUNCE_RESEND, P_BOUNCE_STALE, P_BOUNCE_BAD, P_LOOP_DONE,
+       P_LOOP_TRIMMED, P_LOOP_HEALED, P_TICK, P_MAX = P_TICK + 6 };
+static struct fuzz_path paths[P_MAX] = {
+	[P_RX_NEW] = { "rx new bytes" }, [P_RX_DUP] = { "rx duplicate" },
+	[P_RX_INVALID] = { "rx past msg_len" },
+	[P_RX_FRAG] = { "rx range table full" },
+	[P_RX_TRIMMED] = { "rx trimmed listed" },
+	[P_RX_GAPS] = { "rx gaps listed" },
+	[P_RX_FORGOTTEN] = { "rx asks forgotten" },
+	[P_RX_COMPLETE] = { "rx complete" }, [P_TX_NEW] = { "tx new" },
+	[P_TX_RESEND] = { "tx resend" }, [P_TX_NONE] = { "tx nothing" },
+	[P_BOUNCE_RESEND] = { "bounce resent" },
+	[P_BOUNCE_STALE] = { "bounce stale" },
+	[P_BOUNCE_BAD] = { "bounce refused" },
+	[P_LOOP_DONE] = { "lossy message completed" },
+	[P_LOOP_TRIMMED] = { "lossy trims" },
+	[P_LOOP_HEALED] = { "completed after healing" },
+	[P_TICK + SHOAL_TICK_IDLE] = { "tick idle" },
+	[P_TICK + SHOAL_TICK_BUSY] = { "tick busy" },
+	[P_TICK + SHOAL_TICK_FORGET] = { "tick forget" },
+	[P_TICK + SHOAL_TICK_WAIT] = { "tick wait" },
+	[P_TICK + SHOAL_TICK_RESEND] = { "tick resend" },
+	[P_TICK + SHOAL_TICK_QUEUED] = { "tick queued" },
+};
 
 #define MAXLEN	4096
 
@@ -156,6 +185,9 @@ static s64 rx_add(struct shoal_rx_ranges *rx, struct rx_model *m, u32 off,
 	if (r != want)
 		FAIL("add %u+%u: %lld, model %lld", off, len, (long long)r,
 		     (long long)want);
+	paths[r > 0 ? P_RX_NEW : !r ? P_RX_DUP :
+	      r == SHOAL_RX_INVALID ? P_RX_INVALID : P_RX_FRAG].hits++;
+	paths[P_RX_COMPLETE].hits += r > 0 && shoal_rx_complete(rx);
 	return r;
 }
 
@@ -236,6 +268,7 @@ static void fuzz_rx(struct in *in)
 			if (op & 0x20)	/* trimmed a while ago */
 				now += 1 + get8(in) % 8;
 			n = shoal_rx_trimmed(&rx, off, len, now, out, max_out);
+			paths[P_RX_TRIMMED].hits += !!n;
 			if ((u64)off + len > m.len) {
 				if (n)
 					FAIL("trimmed past msg_len listed %u", n);
@@ -261,6 +294,8 @@ static void fuzz_rx(struct in *in)
 			max_out = get8(in) % 20;
 			n = shoal_rx_gaps(&rx, bound, now, interval, max_len,
 					  out, max_out);
+			paths[P_RX_GAPS].hits += !!n;
+			paths[P_RX_FORGOTTEN].hits += !!rx.forgotten;
 			bound = bound < m.len ? bound : m.len;
 			check_out(out, n, 0, bound, max_len, &m);
 			cap = max_out < SHOAL_RX_ASKED ? max_out : SHOAL_RX_ASKED;
@@ -402,6 +437,9 @@ static void fuzz_tx(struct in *in)
 				l = get16(in) % 1600;
 				mss = 1 + (op & 0x80 ? x % 1600 : x % 64);
 				br = shoal_tx_bounce(&tx, mss, x, l, &ro, &rl);
+				paths[br == SHOAL_BOUNCE_RESEND ? P_BOUNCE_RESEND :
+				      br == SHOAL_BOUNCE_STALE ? P_BOUNCE_STALE :
+				      P_BOUNCE_BAD].hits++;
 				if ((br == SHOAL_BOUNCE_BAD) !=
 				    (!l || l > mss || (u64)x + l > next))
 					FAIL("bounce %u+%u mss %u next %u: %d",
@@ -428,6 +466,8 @@ static void fuzz_tx(struct in *in)
 		default:
 			mss = op & 0x80 ? x % 1600 : x % 64;
 			k = shoal_tx_next(&tx, mss, &off, &l);
+			paths[k == SHOAL_TX_NEW ? P_TX_NEW : k == SHOAL_TX_NONE ?
+			      P_TX_NONE : P_TX_RESEND].hits++;
 			for (b = 0; b < len && !req[b]; b++)
 				;
 			if (k == SHOAL_TX_NONE) {
@@ -512,6 +552,7 @@ static void fuzz_loop(struct in *in)
 			} else if (bad && p < loss / 2 + trim / 2) {
 				n = shoal_rx_trimmed(&rx, off, l, step, out,
 						     max_out);
+				paths[P_LOOP_TRIMMED].hits++;
 				for (i = 0; i < n; i++)
 					shoal_tx_resend(&tx, out[i].start,
 							out[i].end - out[i].start);
@@ -543,6 +584,8 @@ static void fuzz_loop(struct in *in)
 		if (tx.next_off > tx.authorised || tx.authorised > len)
 			FAIL("sent past authorised");
 	}
+	paths[P_LOOP_DONE].hits++;
+	paths[P_LOOP_HEALED].hits += step > heal;
 }
 
 /* ---- the receiver's resend tick against a model ---- */
@@ -591,7 +634,7 @@ static enum shoal_tick_act tick_step(struct tick_model *m,
 	in->quiet = m->quiet;
 	in->silent = m->silent;
 	t = shoal_rx_tick(in, rx, base + m->now, ival, limit);
-	if (t.act > SHOAL_TICK_RESEND)
+	if (t.act > SHOAL_TICK_QUEUED)
 		FAIL("tick: action %d", t.act);
 	if (since)
 		m->quiet = 0;
@@ -606,6 +649,20 @@ static enum shoal_tick_act tick_step(struct tick_model *m,
 	}
 	m->heard = m->now;
 	m->quiet++;
+	if (!waits && in->queued) {
+		/* its data may wait behind earlier credit: not silence, and
+		 * the interval starts again
+		 */
+		m->quiet = 0;
+		if (t.act != SHOAL_TICK_QUEUED || t.reclaim ||
+		    t.heard != base + m->now || t.quiet ||
+		    t.silent != m->silent)
+			FAIL("tick: queued, act %d quiet %u silent %u", t.act,
+			     t.quiet, t.silent);
+		return t.act;
+	}
+	if (t.act == SHOAL_TICK_QUEUED)
+		FAIL("tick: QUEUED with nothing queued");
 	if (t.heard != base + m->now || t.quiet != m->quiet)
 		FAIL("tick: quiet %u heard %lu, model %u %lu", t.quiet,
 		     t.heard, m->quiet, (unsigned long)(base + m->now));
@@ -647,6 +704,7 @@ static void fuzz_tick(struct in *in)
 	struct shoal_tick_in s = { .granted = 0 };
 	struct tick_model m = { .now = 0 };
 	struct shoal_rx_ranges rx;
+	enum shoal_tick_act act;
 	unsigned long base;
 	u32 off, l, step;
 
@@ -681,13 +739,16 @@ static void fuzz_tick(struct in *in)
 				s.granted = len;
 			m.granted_at = m.now;
 			break;
-		case 3:
-			s.owed = get8(in) % 2;
+		case 3:		/* RESENDs owed; data queued behind credit */
+			off = get8(in);
+			s.owed = off & 1;
+			s.queued = off & 2;
 			break;
 		default:	/* time passes, and the tick comes */
 			m.now += get8(in) % (3 * ival + 1);
-			if (tick_step(&m, &s, &rx, base, ival, limit) ==
-			    SHOAL_TICK_FORGET)
+			act = tick_step(&m, &s, &rx, base, ival, limit);
+			paths[P_TICK + act].hits++;
+			if (act == SHOAL_TICK_FORGET)
 				return;
 			break;
 		}
@@ -720,12 +781,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef SHOAL_LIBFUZZER
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 5400;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_shoal_msg", 5400, 29);
 	unsigned char buf[1536];
 	unsigned long i;
 	size_t len, k;
+	int ok;
 
-	srand(29);
 	for (i = 0; i < iters; i++) {
 		len = 1 + rand() % sizeof(buf);
 		for (k = 0; k < len; k++)
@@ -735,7 +796,8 @@ int main(int argc, char **argv)
 	printf("ok 1 - fuzz_shoal_msg: %lu inputs (receiver against a bitmap, ",
 	       iters);
 	printf("sender against a model, both over a lossy network, the resend tick against a model), invariants held\n");
-	printf("1..1\n");
-	return 0;
+	ok = fuzz_paths_check(2, "fuzz_shoal_msg", paths, P_MAX);
+	printf("1..2\n");
+	return !ok;
 }
 #endif

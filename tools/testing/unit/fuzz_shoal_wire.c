@@ -17,7 +17,19 @@
 
 #include <net/shoal/wire.h>
 
+#include "fuzz_driver.h"
+
 static unsigned long accepted;	/* so the driver knows the checks ran */
+
+/* the paths the inputs must reach (fuzz_driver.h): every type accepted,
+ * every reason to refuse, trimmed DATA and the ACK option; the names are
+ * the counters' (shoal_wire_type_name(), shoal_wire_reason_name())
+ */
+enum { P_TYPE = 0, P_REASON = P_TYPE + SHOAL_T_GRT,
+       P_TRIMMED = P_REASON + SHOAL_WIRE_NR_REASONS - 1, P_ACK, P_MAX };
+static struct fuzz_path paths[P_MAX] = {
+	[P_TRIMMED] = { "trimmed data" }, [P_ACK] = { "ack option" },
+};
 
 static void check_accepted(const struct shoal_wire_pkt *p, u32 len,
 			   u32 max_msg_len)
@@ -85,6 +97,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!err) {
 		check_accepted(&p, len, max_msg_len);
 		accepted++;
+		paths[P_TYPE + p.type - SHOAL_T_DATA].hits++;
+		paths[P_TRIMMED].hits += p.trimmed;
+		paths[P_ACK].hits += !!(p.options & SHOAL_O_ACK);
+	} else {
+		paths[P_REASON - err - 1].hits++;
 	}
 	free(copy);
 	return 0;
@@ -128,12 +145,17 @@ static size_t seed_valid(uint8_t *buf, size_t room)
 
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 2000000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_shoal_wire", 2000000, 17);
 	unsigned char buf[SHOAL_HDR_MAX + 256];
 	unsigned long i;
 	size_t len, k;
+	int ok;
 
-	srand(17);
+	for (i = SHOAL_T_DATA; i <= SHOAL_T_GRT; i++)
+		paths[P_TYPE + i - SHOAL_T_DATA].name = shoal_wire_type_name(i);
+	for (i = 1; i < SHOAL_WIRE_NR_REASONS; i++)
+		paths[P_REASON + i - 1].name = shoal_wire_reason_name(i);
+
 	for (i = 0; i < iters; i++) {
 		if (i & 1) {
 			len = seed_valid(buf, sizeof(buf));
@@ -155,7 +177,8 @@ int main(int argc, char **argv)
 	}
 	printf("ok 1 - fuzz_shoal_wire: %lu inputs (random bytes, valid headers with bits flipped), %lu accepted, invariants held\n",
 	       iters, accepted);
-	printf("1..1\n");
-	return 0;
+	ok = fuzz_paths_check(2, "fuzz_shoal_wire", paths, P_MAX);
+	printf("1..2\n");
+	return !ok;
 }
 #endif

@@ -17,11 +17,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzz_driver.h"
 #include "sird_core.h"
 
 #define PEERS	4
 
 static unsigned long grants;	/* so the driver knows grants were made */
+
+/* the paths the inputs must reach (fuzz_driver.h) */
+enum { P_SRPT, P_FAIR, P_FIFO, P_NO_ROOM, P_PACED, P_CSN, P_CE,
+       P_OVERCLAIM, P_TX_PICK, P_TX_NONE, P_MAX };
+static struct fuzz_path paths[P_MAX] = {
+	[P_SRPT] = { "SRPT grant" }, [P_FAIR] = { "round-robin grant" },
+	[P_FIFO] = { "oldest's grant" }, [P_NO_ROOM] = { "no room" },
+	[P_PACED] = { "paced grant" }, [P_CSN] = { "arrival with csn" },
+	[P_CE] = { "arrival with CE" },
+	[P_OVERCLAIM] = { "return past what is held" },
+	[P_TX_PICK] = { "sender picks" }, [P_TX_NONE] = { "sender has none" },
+};
 
 static u32 get32(const uint8_t *d, size_t size, size_t *i)
 {
@@ -118,8 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			if (k >= 0 && fair && rx_turns.last != cand[k].order)
 				abort();	/* the round's host not kept */
-			if (k < 0)
+			if (k < 0) {
+				paths[P_NO_ROOM].hits++;
 				break;
+			}
+			paths[fifo ? P_FIFO : fair ? P_FAIR : P_SRPT].hits++;
+			paths[P_PACED].hits += !!c.rate_bps;
 			if (!sird_can_grant(&c, b, &cand[k]))
 				abort();
 			n = sird_grant_size(&c, &cand[k]);
@@ -137,9 +154,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case 2:	/* DATA arrives, maybe marked */
 			sird_rx_sample(&c, p, 1 + v % c.mss, v & 1, v & 2, now);
+			paths[P_CSN].hits += v & 1;
+			paths[P_CE].hits += !!(v & 2);
 			sird_returned(&b, p, (v >> 8) % (2 * c.mss));
 			break;
 		case 3:	/* a duplicate or a reclaim claims too much */
+			paths[P_OVERCLAIM].hits += v > p->sb;
 			sird_returned(&b, p, v);
 			break;
 		case 4:	/* the sender's credit and bytes */
@@ -155,6 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (k >= 0 && (!tx[k].credit || !tx[k].left))
 				abort();
 			turns_all += k >= 0;
+			paths[k >= 0 ? P_TX_PICK : P_TX_NONE].hits++;
 			break;
 		}
 		for (i = 0, sum = 0; i < PEERS; i++) {
@@ -173,12 +194,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef SHOAL_LIBFUZZER
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 200000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_sird_core", 200000, 23);
 	unsigned char buf[1024];
 	unsigned long i;
 	size_t len, k;
+	int ok;
 
-	srand(23);
 	for (i = 0; i < iters; i++) {
 		len = 16 + rand() % (sizeof(buf) - 16);
 		for (k = 0; k < len; k++)
@@ -192,7 +213,8 @@ int main(int argc, char **argv)
 	}
 	printf("ok 1 - fuzz_sird_core: %lu inputs (grants, arrivals, marks, reclaims, pacing, sender turns), %lu grants, invariants held\n",
 	       iters, grants);
-	printf("1..1\n");
-	return 0;
+	ok = fuzz_paths_check(2, "fuzz_sird_core", paths, P_MAX);
+	printf("1..2\n");
+	return !ok;
 }
 #endif

@@ -20,7 +20,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_driver.h"
 #include "sqr_core.h"
+
+/* the paths the inputs must reach (fuzz_driver.h) */
+enum { P_IP, P_PROTECTED, P_NEIGH, P_HB_FRAME, P_COMMIT, P_XMIT, P_GIVE_UP,
+       P_FAILBACK, P_ONSET, P_DETECT, P_END, P_SKIP, P_TAKE, P_FULL, P_DROP,
+       P_NEWS, P_DOWN, P_UP, P_MAX };
+static struct fuzz_path paths[P_MAX] = {
+	[P_IP] = { "IP parsed" }, [P_PROTECTED] = { "protected" },
+	[P_NEIGH] = { "neighbour discovery" },
+	[P_HB_FRAME] = { "heartbeat frame" }, [P_COMMIT] = { "commit" },
+	[P_XMIT] = { "release" }, [P_GIVE_UP] = { "give up" },
+	[P_FAILBACK] = { "failback" }, [P_ONSET] = { "onset" },
+	[P_DETECT] = { "detection" }, [P_END] = { "outage end" },
+	[P_SKIP] = { "outage skipped" }, [P_TAKE] = { "copy taken" },
+	[P_FULL] = { "buffer full" }, [P_DROP] = { "copy dropped" },
+	[P_NEWS] = { "echo news" }, [P_DOWN] = { "verdict down" },
+	[P_UP] = { "verdict up" },
+};
 
 static u64 get64(const uint8_t *d, size_t size, size_t *i)
 {
@@ -57,12 +75,16 @@ static void fuzz_packet(const uint8_t *d, size_t size)
 	sqr_parse(copy, (u32)size, (u32)size + (size ? d[0] : 0), 0x5a, &pk);
 	if (sqr_protected(&m, &pk) && (!pk.ip || pk.neigh))
 		abort();
+	paths[P_IP].hits += pk.ip;
+	paths[P_NEIGH].hits += pk.neigh;
+	paths[P_PROTECTED].hits += sqr_protected(&m, &pk);
 	/* the same bytes as a heartbeat: read only what is there, and a
 	 * frame taken as ours writes back the same
 	 */
 	if (sqr_hb_read(copy, (u32)size, &hb)) {
 		uint8_t again[SQR_HB_LEN];
 
+		paths[P_HB_FRAME].hits++;
 		sqr_hb_write(again, &hb);
 		if (memcmp(again, copy, 6) || memcmp(again + 8, copy + 8,
 						      SQR_HB_LEN - 8))
@@ -92,8 +114,10 @@ static void fuzz_fsm(const uint8_t *d, size_t size)
 		case 0:
 			pri = false;
 			bak = c.same_port ? false : bak;
-			if (sqr_fsm_down(&f, &c, now) & ~SQR_A_COMMIT)
+			a = sqr_fsm_down(&f, &c, now);
+			if (a & ~SQR_A_COMMIT)
 				abort();
+			paths[P_COMMIT].hits += !!a;
 			break;
 		case 1:
 			pri = true;
@@ -111,8 +135,11 @@ static void fuzz_fsm(const uint8_t *d, size_t size)
 				abort();	/* released into a dead link */
 			if ((a & SQR_A_COMMIT) || (next && next < now))
 				abort();
+			paths[P_XMIT].hits += !!(a & SQR_A_XMIT);
+			paths[P_GIVE_UP].hits += !!(a & SQR_A_GIVE_UP);
 			break;
 		}
+		paths[P_FAILBACK].hits += f.state == SQR_STATE_FAILBACK;
 		if (f.state > SQR_STATE_FAILBACK)
 			abort();
 	}
@@ -137,8 +164,12 @@ static void fuzz_fault(const uint8_t *d, size_t size)
 		ev = sqr_fault_event(&c, start, e, &at);
 		if (ev == SQR_F_NONE)
 			break;
-		if (ev == SQR_F_SKIP)
+		if (ev == SQR_F_SKIP) {
+			paths[P_SKIP].hits++;
 			continue;
+		}
+		paths[ev == SQR_F_ONSET ? P_ONSET : ev == SQR_F_END ? P_END :
+		      P_DETECT].hits++;
 		if (at < last)
 			abort();	/* out of time order */
 		last = at;
@@ -187,6 +218,7 @@ static void fuzz_buf(const uint8_t *d, size_t size)
 			if (b.tail != off[k])
 				abort();
 			sqr_buf_drop(&b, len[k]);
+			paths[P_DROP].hits++;
 			used -= len[k];
 			first++;
 			count--;
@@ -196,8 +228,10 @@ static void fuzz_buf(const uint8_t *d, size_t size)
 			if (k == SQR_BUF_FULL) {
 				if (!count && n <= b.size)
 					abort();	/* empty yet refused */
+				paths[P_FULL].hits++;
 				continue;
 			}
+			paths[P_TAKE].hits++;
 			if (k % 8 || k + n > b.size)
 				abort();
 			memset(mem + k, (uint8_t)serial++, n);
@@ -242,9 +276,12 @@ static void fuzz_hb(const uint8_t *d, size_t size)
 			/* an echo of a recent, an old or a future number */
 			seq = h.sent - (d[i] & 0x3f) + (d[i] >> 6 == 2 ? 8 : 0);
 			before = h.echoed;
-			if (sqr_hb_echo(&h, seq) &&
-			    (h.sent - seq >= h.sent - before || h.echoed != seq))
-				abort();	/* news that is none */
+			if (sqr_hb_echo(&h, seq)) {
+				if (h.sent - seq >= h.sent - before ||
+				    h.echoed != seq)
+					abort();	/* news that is none */
+				paths[P_NEWS].hits++;
+			}
 			if (h.sent - h.echoed < 1024 && sqr_hb_onset(&h) &&
 			    sqr_hb_onset(&h) != tx[h.echoed % 1024])
 				abort();	/* an onset not ours */
@@ -252,6 +289,7 @@ static void fuzz_hb(const uint8_t *d, size_t size)
 		default:
 			before = h.sent - h.echoed;
 			v = sqr_hb_verdict(&h, miss);
+			paths[v > 0 ? P_DOWN : P_UP].hits += !!v;
 			if ((v > 0 && (before < miss || !h.down)) ||
 			    (v < 0 && h.down))
 				abort();
@@ -285,27 +323,57 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef SHOAL_LIBFUZZER
+/* The packet path's bytes (after the match's 8): half start as IPv4 or
+ * IPv6 headers, an eighth as ICMPv6 router or neighbour discovery (never
+ * protected), an eighth as heartbeat frames
+ */
+static void seed_packet(unsigned char *p, size_t len, unsigned long i)
+{
+	struct sqr_hb_msg hb = { .type = i & 8 ? SQR_HB_PROBE : SQR_HB_ECHO,
+				 .id = (u32)i, .seq = (u32)i * 7 };
+
+	switch (i % 8) {
+	case 1:
+	case 3:
+	case 5:
+		p[0] = (unsigned char)((p[0] & 0x0f) | (i & 2 ? 0x40 : 0x60));
+		break;
+	case 7:
+		if (len < 41)
+			break;
+		p[0] = 0x60;
+		p[4] = (unsigned char)((len - 40) >> 8);
+		p[5] = (unsigned char)(len - 40);
+		p[6] = 58;
+		p[40] = (unsigned char)(133 + i % 5);
+		break;
+	case 6:
+		if (len >= SQR_HB_LEN)
+			sqr_hb_write(p, &hb);
+		break;
+	}
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 0) : 30000;
+	unsigned long iters = fuzz_start(argc, argv, "fuzz_sqr", 30000, 13);
 	unsigned char buf[256];
 	unsigned long i;
 	size_t len, k;
+	int ok;
 
-	srand(13);
 	for (i = 0; i < iters; i++) {
 		len = 1 + rand() % sizeof(buf);
 		for (k = 0; k < len; k++)
 			buf[k] = (unsigned char)rand();
-		/* half the packets start as IPv4 or IPv6 headers */
-		if (buf[0] % 3 == 0 && len > 9 && (i & 1))
-			buf[9] = (unsigned char)((buf[9] & 0x0f) |
-						 (i & 2 ? 0x40 : 0x60));
+		if (buf[0] % 5 == 0 && len > 9)
+			seed_packet(buf + 9, len - 9, i);
 		LLVMFuzzerTestOneInput(buf, len);
 	}
 	printf("ok 1 - fuzz_sqr: %lu inputs (parser and match, state machine, injector schedule, copy buffer, heartbeat numbers), invariants held\n",
 	       iters);
-	printf("1..1\n");
-	return 0;
+	ok = fuzz_paths_check(2, "fuzz_sqr", paths, P_MAX);
+	printf("1..2\n");
+	return !ok;
 }
 #endif
