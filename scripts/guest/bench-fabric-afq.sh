@@ -42,6 +42,8 @@ source "$TREE/tools/testing/lib/topo.sh"
 source "$TREE/tools/testing/lib/shoal.sh"
 # shellcheck source=../../tools/testing/lib/fabric.sh
 source "$TREE/tools/testing/lib/fabric.sh"
+# shellcheck source=../lib/bench-lib.sh
+source "$TREE/scripts/lib/bench-lib.sh"
 
 MBIT=${BENCH_FABAFQ_MBIT:-5}
 LOADS=${BENCH_FABAFQ_LOADS:-50 80 95}
@@ -53,6 +55,10 @@ LOAD_PY=$TREE/tools/testing/lib/fctload.py
 DIR=${VM_OUT:-/tmp}/bench/fabric-afq
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
+bench_meta "$DIR" hosts=4 host_mbit="$MBIT" BENCH_FABAFQ_MBIT="$MBIT" \
+	BENCH_FABAFQ_LOADS="$LOADS" BENCH_FABAFQ_SECONDS="$SECONDS_RUN" \
+	BENCH_FABAFQ_WORKLOADS="$WORKLOADS" BENCH_FABAFQ_ECN="$ECN_PKTS" \
+	BENCH_FABAFQ_CONFIGS="$CONFIGS"
 
 modprobe -a tcp_dctcp sch_fq_codel || topo_die "modprobe tcp_dctcp sch_fq_codel"
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
@@ -128,4 +134,5 @@ for w in $WORKLOADS; do
 		done
 	done
 done
-python3 "$TREE/scripts/lib/bench_fabric_afq_report.py" "$DIR" "$MBIT" "$SECONDS_RUN"
+bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_afq_report.py" "$DIR" "$MBIT" \
+	"$SECONDS_RUN"

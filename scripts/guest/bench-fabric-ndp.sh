@@ -49,6 +49,8 @@ source "$TREE/tools/testing/lib/topo.sh"
 source "$TREE/tools/testing/lib/shoal.sh"
 # shellcheck source=../../tools/testing/lib/fabric.sh
 source "$TREE/tools/testing/lib/fabric.sh"
+# shellcheck source=../lib/bench-lib.sh
+source "$TREE/scripts/lib/bench-lib.sh"
 
 MBIT=${BENCH_NDP_MBIT:-20}		# the hosts' links
 PING_SECONDS=${BENCH_NDP_PING_SECONDS:-8}
@@ -61,6 +63,11 @@ FLOWS=$TREE/tools/traffic/shoal-flows
 DIR=${VM_OUT:-/tmp}/bench/fabric-ndp
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
+# the hosts of the incasts' fabric and of the three paths'
+bench_meta "$DIR" incast_hosts=16 paths_hosts=6 host_mbit="$MBIT" \
+	BENCH_NDP_MBIT="$MBIT" BENCH_NDP_INCAST_SECONDS="$INCAST_SECONDS" \
+	BENCH_NDP_PING_SECONDS="$PING_SECONDS" BENCH_NDP_TRIALS="$TRIALS" \
+	BENCH_NDP_TRIAL_SECONDS="$TRIAL_SECONDS" BENCH_NDP_RTT_US="$LOADED_RTT"
 
 fab_init ndp
 
@@ -342,4 +349,4 @@ echo "fabric-ndp: three flows over three spines" >&2
 paths_run cubic-ecmp tcp spray ""
 paths_run sird-spray sird spray "trim limit 12"
 paths_run sird-hashed sird flow "trim limit 12"
-python3 "$TREE/scripts/lib/bench_fabric_ndp_report.py" "$DIR" "$MBIT"
+bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_ndp_report.py" "$DIR" "$MBIT"

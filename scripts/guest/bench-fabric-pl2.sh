@@ -39,6 +39,8 @@ source "$TREE/tools/testing/lib/topo.sh"
 source "$TREE/tools/testing/lib/shoal.sh"
 # shellcheck source=../../tools/testing/lib/fabric.sh
 source "$TREE/tools/testing/lib/fabric.sh"
+# shellcheck source=../lib/bench-lib.sh
+source "$TREE/scripts/lib/bench-lib.sh"
 
 MBIT=${BENCH_FABPL2_MBIT:-10}
 QLIMIT=${BENCH_FABPL2_QLIMIT:-100}
@@ -59,6 +61,9 @@ RSV_TIMEOUT_US=$((8 * INC_OUT * 4 * SLOT_NS / 1000 * 3 / 2))
 DIR=${VM_OUT:-/tmp}/bench/fabric-pl2
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
+bench_meta "$DIR" hosts=10 host_mbit="$MBIT" \
+	BENCH_FABPL2_MBIT="$MBIT" BENCH_FABPL2_QLIMIT="$QLIMIT" BENCH_FABPL2_SECONDS="$DUR" \
+	BENCH_FABPL2_RPC_RATE="$RPC_RATE"
 
 fab_init fabpl2
 
@@ -153,5 +158,5 @@ for t in pl2 cubic; do
 		phase "$t" "$ph"
 	done
 done
-python3 "$TREE/scripts/lib/bench_fabric_pl2_report.py" "$DIR" "$MBIT" "$QLIMIT" "$DUR" \
-	"$RPC_RATE"
+bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_pl2_report.py" "$DIR" "$MBIT" "$QLIMIT" \
+	"$DUR" "$RPC_RATE"

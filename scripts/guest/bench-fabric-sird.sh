@@ -42,6 +42,8 @@ source "$TREE/tools/testing/lib/topo.sh"
 source "$TREE/tools/testing/lib/shoal.sh"
 # shellcheck source=../../tools/testing/lib/fabric.sh
 source "$TREE/tools/testing/lib/fabric.sh"
+# shellcheck source=../lib/bench-lib.sh
+source "$TREE/scripts/lib/bench-lib.sh"
 
 MBIT=${BENCH_FABSIRD_MBIT:-5}
 LOAD=${BENCH_FABSIRD_LOAD:-0.5}
@@ -62,6 +64,11 @@ PERF=$TREE/tools/shoal-perf/shoal-perf
 DIR=${VM_OUT:-/tmp}/bench/fabric-sird
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
+bench_meta "$DIR" hosts=8 host_mbit="$MBIT" BENCH_FABSIRD_MBIT="$MBIT" \
+	BENCH_FABSIRD_LOAD="$LOAD" BENCH_FABSIRD_SECONDS="$DUR" BENCH_FABSIRD_QLIMIT="$QLIMIT" \
+	BENCH_FABSIRD_ECN="$ECN_PKTS" BENCH_FABSIRD_WORKLOADS="$WORKLOADS" \
+	BENCH_FABSIRD_TRANSPORTS="$TRANSPORTS" BENCH_FABSIRD_CONFIGS="$CONFIGS" \
+	BENCH_FABSIRD_RTT_US="$RTT_US" BENCH_FABSIRD_ABLATIONS="$ABLATIONS"
 
 modprobe tcp_dctcp || topo_die "modprobe tcp_dctcp"
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
@@ -161,5 +168,5 @@ for a in $ABLATIONS; do
 	echo "fabric-sird: ablation ${a%%=*}" >&2
 	run "${a%%=*}-$w" balanced "$w" sird "${a#*=}"
 done
-python3 "$TREE/scripts/lib/bench_fabric_sird_report.py" "$DIR" "$MBIT" "$LOAD" "$DUR" \
-	"$QLIMIT" "$ECN_PKTS"
+bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_sird_report.py" "$DIR" "$MBIT" "$LOAD" \
+	"$DUR" "$QLIMIT" "$ECN_PKTS"

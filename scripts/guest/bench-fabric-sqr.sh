@@ -48,6 +48,8 @@ source "$TREE/tools/testing/lib/topo.sh"
 source "$TREE/tools/testing/lib/shoal.sh"
 # shellcheck source=../../tools/testing/lib/fabric.sh
 source "$TREE/tools/testing/lib/fabric.sh"
+# shellcheck source=../lib/bench-lib.sh
+source "$TREE/scripts/lib/bench-lib.sh"
 
 MBIT=${BENCH_SQRFAB_MBIT:-10}
 OUTAGES=${BENCH_SQRFAB_OUTAGES:-0 20ms 100ms 300ms 1s}
@@ -62,6 +64,10 @@ PERF=$TREE/tools/shoal-perf/shoal-perf
 DIR=${VM_OUT:-/tmp}/bench/fabric-sqr
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
+bench_meta "$DIR" hosts=4 host_mbit="$MBIT" BENCH_SQRFAB_MBIT="$MBIT" \
+	BENCH_SQRFAB_OUTAGES="$OUTAGES" BENCH_SQRFAB_CONVERGE="$CONVERGE" \
+	BENCH_SQRFAB_SECONDS="$SECONDS_" BENCH_SQRFAB_LOAD="$LOAD" BENCH_SQRFAB_SIZE="$SIZE" \
+	BENCH_SQRFAB_TRANSPORTS="$TRANSPORTS" BENCH_SQRFAB_RTT_US="$RTT_US"
 
 fab_init sqrfab
 
@@ -158,5 +164,5 @@ for outage in $OUTAGES; do
 		done
 	done
 done
-python3 "$TREE/scripts/lib/bench_fabric_sqr_report.py" "$DIR" "$MBIT" "$CONVERGE" \
+bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_sqr_report.py" "$DIR" "$MBIT" "$CONVERGE" \
 	"$SIZE" "$LOAD" "$SECONDS_" "${runs[@]}"

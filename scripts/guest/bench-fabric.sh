@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The fabric part of `make bench`, inside the VM (issue 23): the composed
-# load of scenario/fabric-composed on tools/testing/fabrics/composed.fab
+# load of scenario/fabric-composed, at the bench's own rates (below; the
+# scenario's are lighter, for a guest it must not saturate), on
+# tools/testing/fabrics/composed.fab
 # (16 hosts, 4 leaves, 2 spines, 5 Mbit/s to the hosts, 10 between
 # switches, leaf 1's link to spine 1 cut from 4 s to 5 s, routing
 # converging 300 ms later), three ways in one run:
@@ -39,6 +41,8 @@ source "$TREE/tools/testing/lib/topo.sh"
 source "$TREE/tools/testing/lib/shoal.sh"
 # shellcheck source=../../tools/testing/lib/fabric.sh
 source "$TREE/tools/testing/lib/fabric.sh"
+# shellcheck source=../lib/bench-lib.sh
+source "$TREE/scripts/lib/bench-lib.sh"
 
 DUR=${BENCH_FABRIC_SECONDS:-12}
 INCAST=${BENCH_FABRIC_INCAST:-0.9}	# the incast's load on h1's link
@@ -53,6 +57,9 @@ FLOWS=$TREE/tools/traffic/shoal-flows
 DIR=${VM_OUT:-/tmp}/bench/fabric
 mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
+bench_meta "$DIR" hosts=16 host_mbit=$LINK BENCH_FABRIC_SECONDS="$DUR" \
+	BENCH_FABRIC_INCAST="$INCAST" BENCH_FABRIC_QLIMIT="$QLIMIT" BENCH_FABRIC_ECN="$ECN_PKTS" \
+	BENCH_FABRIC_TRANSPORTS="$TRANSPORTS"
 
 modprobe tcp_dctcp || topo_die "modprobe tcp_dctcp"
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="reno cubic dctcp" ||
@@ -172,5 +179,5 @@ for t in $TRANSPORTS; do
 	run "$t"
 done
 # shellcheck disable=SC2086	# a word list
-python3 "$TREE/scripts/lib/bench_fabric_report.py" "$DIR" "$QLIMIT" "$ECN_PKTS" "$DUR" \
-	"$INCAST" $TRANSPORTS
+bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_report.py" "$DIR" "$QLIMIT" "$ECN_PKTS" \
+	"$DUR" "$INCAST" $TRANSPORTS

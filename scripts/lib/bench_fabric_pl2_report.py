@@ -6,7 +6,7 @@ PL2's fabric experiment of `make bench` (scripts/guest/bench-fabric-pl2.sh):
 reads each transport's and phase's files in DIR (shoal-perf JSON of the
 RPC client and the incast senders, h1's port's qdisc, every host's Shoal
 counters) and prints a line a phase, PL2's counters, and the verdicts
-against TCP cubic computed from them."""
+against TCP cubic computed from them, a line each naming its phase."""
 
 import os, sys
 
@@ -86,10 +86,10 @@ for ph in [ph for t, ph in order if t == "pl2" and ph != "idle"]:
     gpr = ratio(p.get("gp"), c.get("gp"))
     print("%s: RPC p99 cubic / PL2 %s; incast goodput PL2 / cubic %s" %
           (ph, f(p99, "%.2fx"), f(gpr, "%.2fx")))
-    print("  goal: RPC p99 at least 2.27x below cubic's (the paper's 127 / 56 us): %s" %
-          ("met" if p99 is not None and p99 >= 2.27 else "NOT met"))
-    print("  goal: PL2 loses nothing (h1's port dropped nothing, every message answered): %s" %
-          ("met" if p.get("drops", -1) == 0 and not p.get("lost") and not p.get("inc_lost")
+    print("  goal, %s: RPC p99 at least 2.27x below cubic's (the paper's 127 / 56 us): %s" %
+          (ph, "met" if p99 is not None and p99 >= 2.27 else "NOT met"))
+    print("  goal, %s: PL2 loses nothing (h1's port dropped nothing, every message answered): %s" %
+          (ph, "met" if p.get("drops", -1) == 0 and not p.get("lost") and not p.get("inc_lost")
            and p.get("inc_ok") == p.get("senders") else "NOT met"))
-    print("  goal: the incast's goodput at least 0.9x cubic's: %s" %
-          ("met" if gpr is not None and gpr >= 0.9 else "NOT met"))
+    print("  goal, %s: the incast's goodput at least 0.9x cubic's: %s" %
+          (ph, "met" if gpr is not None and gpr >= 0.9 else "NOT met"))

@@ -6,8 +6,9 @@ The fabric part of `make bench` (scripts/guest/bench-fabric.sh): reads
 each transport's files in DIR/TRANSPORT (shoal-perf JSON of the incast
 and of tenant 1, the tenants' byte counters at h13, every host's
 retransmission timeouts, every switch's qdiscs, the TCP RPCs) and prints
-one line per transport and the ratios of Shoal's to the others'.  A "?"
-after done/issued: a client's JSON is missing (it died or was killed)."""
+one line per transport, the ratios of Shoal's to the others' and the
+verdicts on issue 23's goals computed from them.  A "?" after done/issued:
+a client's JSON is missing (it died or was killed)."""
 
 import json, sys
 
@@ -104,7 +105,7 @@ for t in transports:
     h1, core = peaks(t)
     n_rpc, p99_rpc = rpc_p99(t)
     lat = inc["lat"]
-    row[t] = {"p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "rto": rtos(t)}
+    row[t] = {"p50": pct(lat, 0.5), "p99": pct(lat, 0.99), "rto": rtos(t), "shares": sh}
     print("%-6s %21s %11s %6d %6d %14s %5s %11s %5s %5s %9s %5s" % (
         t, "%s/%s/%s" % (ms(pct(lat, 0.5)), ms(pct(lat, 0.99)), ms(lat[-1] if lat else None)),
         "%d/%d" % (inc["completed"], inc["issued"]) + ("?" * bool(inc["missing"])),
@@ -120,3 +121,27 @@ if "shoal" in row:
         print("incast, shoal / %s: p50 %.2fx, p99 %.2fx; retransmission timeouts %s against %s"
               % (t, row["shoal"]["p50"] / row[t]["p50"], row["shoal"]["p99"] / row[t]["p99"],
                  row["shoal"]["rto"], row[t]["rto"]))
+
+
+def verdict(ok):
+    return "met" if ok else "NOT met"
+
+
+# the goals, each a mechanism's claim at this fabric's scale: SIRD's tail
+# under an incast (issue 22's goal on one switch), sqr hiding the cut from
+# TCP, afq keyed per tenant sharing h13's port
+if "shoal" in row:
+    s = row["shoal"]
+    for t in transports:
+        if t == "shoal" or not row[t]["p99"] or not s["p99"]:
+            continue
+        print("goal: the incast's p99 with shoal at most half of %s's (issue 22's goal on one "
+              "switch): %s (%.2fx)" % (t, verdict(s["p99"] <= row[t]["p99"] / 2),
+                                       s["p99"] / row[t]["p99"]))
+    print("goal: no retransmission timeout on any host of the shoal fabric across the cut "
+          "(sqr on the link): %s (%s)" % (verdict(s["rto"] == 0),
+                                         "?" if s["rto"] is None else s["rto"]))
+    sh = s["shares"]
+    print("goal: each tenant 0.45-0.55 of what h13 received from the tenants (afq per "
+          "tenant): %s (%s)" % (verdict(sh is not None and all(0.45 <= x <= 0.55 for x in sh[:2])),
+                               "%.2f/%.2f" % sh[:2] if sh else "no counters"))

@@ -5,7 +5,9 @@
 SIRD's fabric experiments of `make bench` (scripts/guest/bench-fabric-sird.sh):
 reads each run recorded in DIR/runs (every host's shoal-perf JSON, every
 switch's qdiscs) and prints a line a run, SIRD against cubic and DCTCP per
-configuration and workload, and the ablations against SIRD's own run."""
+configuration and workload, the ablations against SIRD's own run, and a
+verdict line on each of the paper's claims against DCTCP ("claim: ...:
+reproduced" or "not reproduced", with the cells that hold it)."""
 
 import json, os, statistics, sys
 
@@ -110,3 +112,33 @@ print("(SIRD's paper, 144 hosts at 100 Gbit/s, 50% load, WKa/WKb (W3/W4): p99 sl
       "1.7/3.53 against DCTCP 9.92/7.9 balanced, 1.37/2.28 against 5.97/5.71 core, 1.65/3.76 "
       "against u/71.06 incast (u: unstable); peak ToR queue 0.76-2.26 MB against DCTCP's "
       "2.67-8.3 MB or unstable; goodput within 5% of the best)")
+
+
+def peak(r):
+    return max(r["tor"][1], r["core"][1])
+
+
+# the paper's claims against DCTCP, cell by cell (configuration, workload):
+# SIRD's p99 slowdown and peak queue below DCTCP's, its goodput within 5%
+# of the best transport's
+cells = []
+for n in order:
+    r = rows[n]
+    o = rows.get("%s-%s-dctcp" % (r["c"], r["w"]))
+    if r["t"] == "sird" and n == "%s-%s-sird" % (r["c"], r["w"]) and o:
+        best = max(x["gp"] for m, x in rows.items() if m == "%s-%s-%s" % (r["c"], r["w"], x["t"]))
+        cells.append(("%s %s" % (r["c"], r["w"]), r, o, best))
+for what, held in (
+        ("SIRD's p99 slowdown below DCTCP's in every configuration and workload (the paper's "
+         "Table 5)", lambda r, o, b: r["p99"] is not None and o["p99"] is not None and
+         r["p99"] < o["p99"]),
+        ("SIRD's peak queue (KB, ToR or core) below DCTCP's in every configuration and "
+         "workload (the paper's Table 5)", lambda r, o, b: peak(r) < peak(o)),
+        ("SIRD's goodput within 5% of the best transport's in every configuration and "
+         "workload (the paper's Table 4)", lambda r, o, b: r["gp"] >= 0.95 * b)):
+    ok = [c for c, r, o, b in cells if held(r, o, b)]
+    if cells:
+        print("claim: %s: %s (%d of %d cells%s)" %
+              (what, "reproduced" if len(ok) == len(cells) else "not reproduced", len(ok),
+               len(cells), "; not in " + ", ".join(c for c, _, _, _ in cells if c not in ok)
+               if len(ok) < len(cells) else ""))

@@ -6,17 +6,8 @@ wrong.  Run by scripts/check (unit/shoal-cells)."""
 import os, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shoal_cells import busy, cell, complete, control, goals, jain, pct, tally  # noqa: E402
+from tap import check, plan  # noqa: E402
 
-n = 0
-bad = 0
-
-
-def check(what, ok):
-    global n, bad
-    n += 1
-    if not ok:
-        bad += 1
-    print("%sok %d - %s" % ("" if ok else "not ", n, what))
 
 
 def client(p50, p99, gp=10.0, issued=100, completed=100, failed=0, unanswered=0, fails=None,
@@ -120,5 +111,4 @@ check("control: packets are every non-DATA packet sent", c[0] == 25 and c[1] == 
 check("control: per DATA packet", abs(c[2] - 25 / 80) < 1e-9)
 check("control: bytes on the wire, 74 a control packet, DATA's with 42 below",
       abs(c[3] - 25 * 74 / (80 * (1432 + 42))) < 1e-9)
-print("1..%d" % n)
-sys.exit(1 if bad else 0)
+sys.exit(plan())
