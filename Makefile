@@ -29,16 +29,18 @@ BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gc
 TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
 MANDIR ?= /usr/share/man
 
-.PHONY: all modules modules-w1 tc tools unit check demo bench clean help kdir install
+.PHONY: all modules modules-w1 test-modules tc tools unit check demo bench fuzz clean help kdir install
 
 all: modules tc tools
 
 help:
 	@echo "make            build kernel modules, tc plugins and tools"
 	@echo "make modules    kernel modules only (KREL=<release> or KDIR=<dir> to override)"
+	@echo "make test-modules  the tests' own kernel modules (never installed)"
 	@echo "make check      every test; T=<name> runs one test or group (make check T=trim)"
 	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail, afq, sqr, Shoal against TCP"
 	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
+	@echo "make fuzz       the long fuzz campaign: seeded drivers and libFuzzer (FUZZ_SECONDS=60 a target)"
 	@echo "make install    install modules (for KREL), tc plugins and man pages on this machine"
 	@echo "make clean      remove build products"
 
@@ -48,6 +50,10 @@ kdir:
 
 modules: kdir
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+# the tests' own modules (tools/testing/modules/Kbuild): never installed
+test-modules: kdir
+	$(MAKE) -C $(KDIR) M=$(CURDIR)/tools/testing/modules W=1 KCFLAGS=-Werror modules
 
 # W=1 build with warnings as errors, as `make check` runs it
 modules-w1: kdir
@@ -77,11 +83,11 @@ tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_
 
 # the load generator and the API examples: warning-free with -Wextra
 tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
-		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $(filter %.c,$^) -lm -lpthread
+		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h tools/lib/shoal_socket.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $(filter %.c,$^) -lm -lpthread
 
-tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
+tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h tools/lib/shoal_socket.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $<
 
 # the traffic tools of the tests and benches, and their one-user headers
 tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h \
@@ -97,7 +103,7 @@ build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/tr
 	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/pl2-switch \
 		-Itools/testing/unit $(UAPI) -o $@ $< -lm
 
-check: all unit
+check: all unit test-modules
 	scripts/check $(T)
 
 demo: all
@@ -105,6 +111,10 @@ demo: all
 
 bench: all
 	scripts/bench
+
+# the long fuzz campaign (FUZZ_SECONDS, FUZZ_SEED, FUZZ_TARGETS: scripts/fuzz)
+fuzz:
+	scripts/fuzz
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
@@ -118,5 +128,6 @@ install: all
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/tools/testing/modules clean 2>/dev/null
 	rm -f $(TC_PLUGINS) $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 	rm -rf build
