@@ -109,6 +109,12 @@ enum shoal_stat {
 	SHOAL_STAT_TX_PROBE_TURN,	/* probes not sent: one to the same
 					 * receiver stood for them
 					 */
+	SHOAL_STAT_TX_PROBE_WAKE,	/* probes sent at once: another
+					 * message's probe found it lost whole
+					 */
+	SHOAL_STAT_RX_PROBE_NEW,	/* messages a retransmission started:
+					 * their first packets were lost
+					 */
 	SHOAL_STAT_NR
 };
 

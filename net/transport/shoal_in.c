@@ -157,7 +157,7 @@ static void shoal_in_ctrl(struct shoal_sock *ss, struct shoal_imsg *m,
 			.saddr = &m->local,
 			.sport = ss->port,
 			.type = type,
-			.flags = m->name_flags,
+			.flags = m->name_flags | m->reply_flags,
 			.id = m->id,
 			.msg_len = m->rx.msg_len,
 			.offset = offset,
@@ -302,6 +302,15 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_RCVBUF,
 			       shoal_in_owe(ss, m, pkt));
 		goto drop;
+	}
+	if (!pkt->offset && (pkt->flags & SHOAL_F_RETX) && !m->reply_flags &&
+	    !shoal_rx_received(&m->rx)) {
+		/* the first of its data is a sender's probe: what it sent
+		 * before was lost, which its sender learns from our answers
+		 * (shoal_out_wake())
+		 */
+		m->reply_flags = SHOAL_F_RETX;
+		shoal_stat_inc(sn, SHOAL_STAT_RX_PROBE_NEW);
 	}
 	fresh = shoal_rx_add(&m->rx, pkt->offset, pkt->payload_len);
 	if (fresh == SHOAL_RX_FRAGMENTED) {

@@ -8,8 +8,11 @@
  * intervals probes it with a CREDIT_REQ (a receiver that has it answers,
  * one that never saw it learns of it), and its first packet while the
  * receiver never answered; the messages waiting at one receiver take
- * turns, one probe for all of them.  After net.shoal.timeout_resends
- * unanswered probes they fail with ETIMEDOUT.  Failures go to the
+ * turns, one probe for all of them, but a probe whose receiver says it
+ * started the message (SHOAL_F_RETX) makes two others it never answered
+ * probe at once: messages lost whole are found in round trips, not one a
+ * turn.  After net.shoal.timeout_resends unanswered probes they fail with
+ * ETIMEDOUT.  Failures go to the
  * socket's error queue (MSG_ERRQUEUE).
  *
  * A request is not done when it is acknowledged: its data is freed, but
@@ -251,6 +254,23 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	shoal_sird_tx_update(ss, m, q);
 }
 
+/* @m probes its receiver: a CREDIT_REQ, which a receiver that has the
+ * message answers (BUSY or ACK) and one that has not takes as the
+ * message's start; data too while the receiver never answered (it may
+ * have nothing of it), none after (data without credit would add to the
+ * queue of a busy receiver)
+ */
+static void shoal_omsg_probe(struct shoal_sock *ss, struct shoal_omsg *m,
+			     struct sk_buff_head *q)
+{
+	m->probed = jiffies;
+	shoal_omsg_credit_req(ss, m, m->name_flags, q);
+	if (!m->answered) {
+		shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
+		shoal_omsg_push(ss, m, q);
+	}
+}
+
 /* One packet of @m's resends or authorised bytes, for the uplink pacer:
  * its length, 0 if none went.  Under ss->lock.
  */
@@ -351,6 +371,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->mss = shoal_path_mss(sn, dst);
 	m->heard = jiffies;
 	m->named = jiffies;
+	m->probed = jiffies;
 	m->charge = charge;
 	__skb_queue_head_init(&q);
 
@@ -479,6 +500,46 @@ static void shoal_out_busy_all(struct shoal_sock *ss,
 	}
 }
 
+/* Messages a probe that found its message lost wakes: a probe doubles
+ * the probers each round trip while probes find losses, and costs no
+ * more than this many probes a lost message
+ */
+#define SHOAL_PROBE_WAKE	2
+
+/* The first answer to @x says a retransmission started it (SHOAL_F_RETX):
+ * its receiver lost all it sent before.  Our other messages to it that it
+ * never answered in two intervals were likely lost with it (a path that
+ * was down, a queue that overflowed), and in turns they would probe one
+ * per two intervals: the oldest of them probe now, so that the lost
+ * messages are found in round trips.  A message merely delayed does not
+ * wake others: its receiver saw its first packet before any probe.
+ */
+static void shoal_out_wake(struct shoal_sock *ss, const struct shoal_omsg *x,
+			   struct sk_buff_head *q)
+{
+	unsigned long ival = shoal_resend_ival(ss->sn);
+	struct shoal_omsg *o;
+	u32 n = 0;
+
+	if (ss->pl2)		/* its bursts go in the switch's slots */
+		return;
+	list_for_each_entry(o, &ss->out_list, node) {
+		/* (one whose first packet waits for the uplink pacer
+		 * was not lost)
+		 */
+		if (o == x || o->answered || (o->unsched && !o->tx.next_off) ||
+		    !shoal_addr_eq(&o->dst, &x->dst) ||
+		    time_before(jiffies, o->named + 2 * ival) ||
+		    time_before(jiffies, o->probed + 2 * ival))
+			continue;
+		o->heard = jiffies;
+		shoal_omsg_probe(ss, o, q);
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_PROBE_WAKE);
+		if (++n == SHOAL_PROBE_WAKE)
+			break;
+	}
+}
+
 /* A packet from a receiver about one of our messages, under ss->lock */
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q)
@@ -499,6 +560,10 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MISMATCH);
 		return;
 	}
+	if (!m->answered && (pkt->flags & SHOAL_F_RETX) &&
+	    (pkt->type == SHOAL_T_CREDIT || pkt->type == SHOAL_T_RESEND ||
+	     pkt->type == SHOAL_T_ACK))
+		shoal_out_wake(ss, m, q);
 	m->heard = jiffies;
 	m->named = jiffies;
 	m->silent = 0;
@@ -817,17 +882,7 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			freed = true;
 			continue;
 		}
-		/* the probe: a CREDIT_REQ, which a receiver that has the
-		 * message answers (BUSY or ACK) and one that has not takes
-		 * as the message's start; data too while the receiver never
-		 * answered (it may have nothing of it), none after (data
-		 * without credit would add to the queue of a busy receiver)
-		 */
-		shoal_omsg_credit_req(ss, m, m->name_flags, q);
-		if (!m->answered) {
-			shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
-			shoal_omsg_push(ss, m, q);
-		}
+		shoal_omsg_probe(ss, m, q);
 	}
 	if (turns.gone &&
 	    shoal_probe_reap(ss, &turns, &ss->out_list, ival, limit))

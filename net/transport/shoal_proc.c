@@ -65,6 +65,8 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_QUIET_QUEUED] = "rx_quiet_queued",
 	[SHOAL_STAT_TX_UNSCHED_CUT] = "tx_unsched_cut",
 	[SHOAL_STAT_TX_PROBE_TURN] = "tx_probe_turn",
+	[SHOAL_STAT_TX_PROBE_WAKE] = "tx_probe_wake",
+	[SHOAL_STAT_RX_PROBE_NEW] = "rx_probe_new",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)

@@ -105,6 +105,7 @@ struct shoal_omsg {
 	u32 silent;			/* resend intervals without news */
 	unsigned long heard;		/* jiffies of the last news */
 	unsigned long named;		/* the last packet naming it */
+	unsigned long probed;		/* its last probe (or its start) */
 	u32 charge;			/* bytes charged to sk_wmem_queued */
 	struct shoal_sock *ss;		/* its socket */
 	struct list_head tx_node;	/* sn->sird_tx.ready, while it holds
@@ -143,6 +144,10 @@ struct shoal_imsg {
 	struct in6_addr local;		/* where it was sent: replies' source */
 	u64 id;
 	u8 name_flags;
+	u8 reply_flags;			/* SHOAL_F_RETX: a retransmission
+					 * started it (its first packets were
+					 * lost), said in its answers
+					 */
 	enum shoal_imsg_state state;
 	u32 unsched;			/* bytes it sends without credit */
 	struct shoal_credit credit;	/* under sn->sird.lock */

@@ -112,7 +112,10 @@ enum shoal_type {
 #define SHOAL_F_REQUEST		0x08	/* the message is a request: a response follows */
 #define SHOAL_F_RESPONSE	0x04	/* the message answers request msg_id */
 #define SHOAL_F_SCHED		0x02	/* DATA sent against credit */
-#define SHOAL_F_RETX		0x01	/* retransmission */
+#define SHOAL_F_RETX		0x01	/* retransmission; on a receiver's CREDIT,
+					 * RESEND or ACK: a retransmission started
+					 * the message (its first packets were lost)
+					 */
 
 #define SHOAL_FLAGS_OFFSET	SHOAL_OFF_FLAGS	/* the flags byte (below) */
 

@@ -96,7 +96,10 @@ tap_ok "f_rx_bounced == 1 && f_tx_rts_resend == 1 && f_tx_data == 1 && f_tx_pack
 	"a bounce of bytes sent: resent at once, one packet (resend $f_tx_rts_resend, sent $f_tx_packets)"
 tap_ok "f_rx_drop_no_socket == 0 && f_tx_unknown == 0" \
 	"a bounce is not taken for DATA to a socket of the peer's port, nor answered"
-for c in "another message:$PEER $S1ADDR $HOLD_PORT $PEER_PORT $((id + 1)) $SIZE 0 1000:no_msg" \
+# another id: its last digit changed (a u64, beyond the shell's arithmetic)
+d=${id: -1}
+other=${id%?}$((d ^ 1))
+for c in "another message:$PEER $S1ADDR $HOLD_PORT $PEER_PORT $other $SIZE 0 1000:no_msg" \
 	"another peer:192.0.2.2 $S1ADDR $HOLD_PORT $PEER_PORT $id $SIZE 0 1000:no_msg" \
 	"another peer port:$PEER $S1ADDR $HOLD_PORT $((PEER_PORT + 1)) $id $SIZE 0 1000:no_msg" \
 	"a port with no socket:$PEER $S1ADDR $((HOLD_PORT + 1)) $PEER_PORT $id $SIZE 0 1000:no_msg" \
