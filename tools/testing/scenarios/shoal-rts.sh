@@ -67,6 +67,7 @@ ip netns exec "$S1" sysctl -qw net.shoal.resend_ms=60000 || topo_die "resend_ms"
 ip netns exec "$S1" python3 "$TREE/tools/testing/lib/shoal_hold.py" $HOLD_PORT \
 	$PEER $PEER_PORT $SIZE 120 >"$TOPO_TMP/hold" &
 holder=$!
+TOPO_PIDS+=("$holder")	# a bail-out must not leave its socket to hold the module
 for _ in $(seq 200); do
 	grep -q '^id' "$TOPO_TMP/hold" 2>/dev/null && break
 	topo_nap 0.1
