@@ -13,17 +13,16 @@
 # Checks, for each queue:
 #   - no SIRD message fails (ETIMEDOUT, ECONNRESET: both ends are alive
 #     all along) and every RPC is answered once the arrivals stop;
-#   - the port stays busy: at least 80% of its rate delivered while the
-#     arrivals last (the tbf's bytes between two samples).  The issue asks
-#     for 90%; 85-95% is measured (91-92% at 20 Mbit/s on a fast host,
-#     Documentation/results/shoal.md), 80-83% while the receiver still
-#     sent a BUSY per waiting message each interval (the guest's CPU went
-#     to them: the BUSY bound below catches that directly); the margin
-#     is for a busy host (85-86% in one run here).  The port is 10 Mbit/s
-#     because on a slower host the guest's CPUs were the limit at 20: the
-#     port 61-80% busy there with every other check passing.  The
-#     port's tbf bucket is 10 ms (perf_burst): with 4 ms a stall of the
-#     guest's timer was capacity lost, counted as idle (82-88% seen);
+#   - the port stays busy, as the issue asks: at least 90% of its rate
+#     delivered while the arrivals last (the tbf's bytes between two
+#     samples).  98-100% is measured with each queue; 80-83% while the
+#     receiver still sent a BUSY per waiting message each interval (the
+#     guest's CPU went to them: the BUSY bound below catches that
+#     directly).  The port is 10 Mbit/s because on a slower host the
+#     guest's CPUs were the limit at 20: the port 61-80% busy there with
+#     every other check passing.  The port's tbf bucket is 10 ms
+#     (perf_burst): with 4 ms a stall of the guest's timer was capacity
+#     lost, counted as idle (82-88% seen);
 #   - TCP keeps a share: its goodput at least 10% of the port, half of a
 #     fair fifth.  SIRD's receiver paces credit at the whole link and knows
 #     nothing of TCP; what TCP gets is what a FIFO gives a window against
@@ -147,7 +146,7 @@ EOF
 		"$tag: no SIRD message failed ($s_failed on the error queue, $s_sock_failed counted by the sockets, $st_tx_timeout timed out, $st_tx_rpc_lost requests lost)"
 	tap_ok "s_issued > 0 && s_completed == s_issued && s_unanswered == 0" \
 		"$tag: every SIRD RPC answered ($s_completed of $s_issued)"
-	tap_ok "busy_pct >= 80" "$tag: the port was ${busy_pct}% busy while the arrivals lasted (>= 80%)"
+	tap_ok "busy_pct >= 90" "$tag: the port was ${busy_pct}% busy while the arrivals lasted (>= 90%)"
 	tap_ok "t_pct >= 10" "$tag: TCP's goodput is ${t_pct}% of the port (>= 10%: half a fair fifth)"
 	# one BUSY per sender socket a tick (twice an interval), whatever
 	# its backlog, and at most one answering each probe
