@@ -80,9 +80,10 @@ SOL_SHOAL = 299
 SHOAL_CMSG_RECV = 2
 SHOAL_SOCK_STATS = 1
 SO_RCVBUFFORCE = 33
-STATS = struct.Struct("=6Q2I")
+STATS = struct.Struct("=6Q2I2Q")
 STAT_NAMES = ("tx_msgs", "tx_acked", "tx_failed", "rx_msgs", "rx_dup_bytes",
-              "rx_drop_rcvbuf", "tx_queued", "rx_queued")
+              "rx_drop_rcvbuf", "tx_queued", "rx_queued", "tx_rts_resend",
+              "rx_drop_mem")
 INFO = struct.Struct("=QIi")
 
 
