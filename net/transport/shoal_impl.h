@@ -323,7 +323,7 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 int shoal_ipproto_claim(u8 sird, u8 pl2);
 void shoal_ipproto_release(u8 sird, u8 pl2);
 
-/* shoal_rmem.c: receive memory, as udp_mem */
+/* shoal_rmem.c: receive memory, limited as tcp_mem */
 extern long sysctl_shoal_mem[3];
 extern atomic_long_t shoal_memory_allocated;
 DECLARE_PER_CPU(int, shoal_memory_per_cpu_fw_alloc);

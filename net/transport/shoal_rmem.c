@@ -36,8 +36,8 @@ DEFINE_PER_CPU(int, shoal_memory_per_cpu_fw_alloc);
 unsigned long shoal_memory_pressure;
 struct percpu_counter shoal_sockets_allocated;
 
-/* What a socket gets above net.shoal.mem's min while it holds less, and
- * what it is said to need for sending (never asked: nothing sent is
+/* What a socket gets past net.shoal.mem's pressure while it holds less,
+ * and what it is said to need for sending (never asked: nothing sent is
  * charged here), as udp_rmem_min and udp_wmem_min
  */
 int shoal_rmem_min[1] = { PAGE_SIZE };
