@@ -83,42 +83,18 @@ hosts_setup
 transfer()
 {
 	local tag=$1 count=$2 size=$3 rns=${4:-$TOPO_RX} sns=${5:-$S}
-	local addr=${6:-$RXADDR} i
+	local addr=${6:-$RXADDR}
 
-	rm -f "$TOPO_TMP/$tag.ready"
-	ip netns exec "$rns" "$SHOAL_MSGS" recv $PORT "$count" 90 \
-		"$TOPO_TMP/$tag.ready" >"$TOPO_TMP/$tag.recv" &
-	recv_pid=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$TOPO_TMP/$tag.ready" ] && break
-		topo_nap 0.05
-	done
-	[ -e "$TOPO_TMP/$tag.ready" ] || topo_die "$tag: the receiver did not bind"
+	shoal_recv "$rns" $PORT "$count" "$TOPO_TMP/$tag.recv"
 	ip netns exec "$sns" "$SHOAL_MSGS" send "$addr" $PORT "$count" "$size" 1 \
 		>"$TOPO_TMP/$tag.send" &
 	send_pid=$!
 }
 
-# verdict TAG: good, bad (received), acked, failed, errors (sent) of TAG
+# verdict TAG: shoal_verdict of TAG's receiver and sender
 verdict()
 {
-	python3 - "$TOPO_TMP/$1.recv" "$TOPO_TMP/$1.send" <<'PYEOF'
-import errno, json, sys
-def load(p):
-    try:
-        return json.load(open(p))
-    except (OSError, ValueError):
-        return {}
-r, s = load(sys.argv[1]), load(sys.argv[2])
-print("good=%d bad=%d" % (r.get("good", -1), r.get("bad", -1)))
-print("acked=%d failed=%d" % (s.get("tx_acked", -1), s.get("tx_failed", -1)))
-errs = s.get("errors", {})
-print("errors='%s'" % (",".join("%s:%s" % (errno.errorcode.get(int(k), k), v)
-                                for k, v in sorted(errs.items())) or "none"))
-print("other_errors=%d" % sum(v for k, v in errs.items()
-                              if int(k) not in (errno.ETIMEDOUT, errno.ECONNRESET,
-                                                 errno.ECONNREFUSED)))
-PYEOF
+	shoal_verdict "$TOPO_TMP/$1.recv" "$TOPO_TMP/$1.send"
 }
 
 # all_through TAG COUNT WHAT: the check that TAG's COUNT messages arrived
@@ -198,21 +174,10 @@ wait "$recv_pid" "$send_pid"
 all_through path 8 "MTU 1280 and back, then the link down 300 ms, mid-message"
 
 # 4. a thousand sockets
-transfer_many()
-{
-	rm -f "$TOPO_TMP/many.ready"
-	ip netns exec "$TOPO_RX" "$SHOAL_MSGS" recv $PORT 1000 90 \
-		"$TOPO_TMP/many.ready" >"$TOPO_TMP/many.recv" &
-	recv_pid=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$TOPO_TMP/many.ready" ] && break
-		topo_nap 0.05
-	done
-	ip netns exec "$S" "$SHOAL_MSGS" many "$RXADDR" $PORT 1000 1000 \
-		>"$TOPO_TMP/many.send"
-	wait "$recv_pid"
-}
-transfer_many
+shoal_recv "$TOPO_RX" $PORT 1000 "$TOPO_TMP/many.recv"
+ip netns exec "$S" "$SHOAL_MSGS" many "$RXADDR" $PORT 1000 1000 \
+	>"$TOPO_TMP/many.send"
+wait "$recv_pid"
 all_through many 1000 "1000 sockets at once"
 
 # 5. a receiver's namespace deleted with messages in flight

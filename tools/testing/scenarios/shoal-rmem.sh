@@ -81,17 +81,8 @@ round()
 {
 	local cg=$1 tag=$2 i pages sock send_pid
 
-	rm -f "$TOPO_TMP/$tag.ready"
-	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' sh "$cg" \
-		env SHOAL_RCVBUF=$((32 << 20)) SHOAL_READ_DELAY=$HOLD_S \
-		ip netns exec "$TOPO_RX" "$SHOAL_MSGS" recv $PORT $COUNT 60 \
-		"$TOPO_TMP/$tag.ready" >"$TOPO_TMP/$tag.recv" &
-	recv_pid=$!
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$TOPO_TMP/$tag.ready" ] && break
-		topo_nap 0.05
-	done
-	[ -e "$TOPO_TMP/$tag.ready" ] || topo_die "$tag: the receiver did not bind"
+	SHOAL_RCVBUF=$((32 << 20)) SHOAL_READ_DELAY=$HOLD_S \
+		shoal_recv "$TOPO_RX" $PORT $COUNT "$TOPO_TMP/$tag.recv" "$cg"
 	ip netns exec "$S" "$SHOAL_MSGS" send "$RXADDR" $PORT $COUNT $SIZE 1 \
 		>"$TOPO_TMP/$tag.send" &
 	send_pid=$!
@@ -107,23 +98,7 @@ round()
 		fi
 	done
 	wait "$recv_pid" "$send_pid"
-}
-
-# summary TAG: shell assignments from the round's two JSONs
-summary()
-{
-	python3 - "$TOPO_TMP/$1.recv" "$TOPO_TMP/$1.send" <<'PYEOF'
-import json, sys
-def load(p):
-    try:
-        return json.load(open(p))
-    except (OSError, ValueError):
-        return {}
-r, s = load(sys.argv[1]), load(sys.argv[2])
-print("good=%d bad=%d" % (r.get("good", -1), r.get("bad", -1)))
-print("acked=%d failed=%d" % (s.get("tx_acked", -1), s.get("tx_failed", -1)))
-print("errors='%s'" % (",".join("%s:%s" % kv for kv in sorted(s.get("errors", {}).items())) or "none"))
-PYEOF
+	eval "$(shoal_verdict "$TOPO_TMP/$tag.recv" "$TOPO_TMP/$tag.send")"
 }
 
 # 1. the machine's bound
@@ -135,7 +110,6 @@ round "" limit
 drops=$(($(rx_stat rx_drop_mem) - drops0))
 ip netns exec "$S" cat /proc/net/shoal/stats >"$TOPO_TMP/s1"
 ip netns exec "$TOPO_RX" cat /proc/net/shoal/stats >"$TOPO_TMP/r1"
-eval "$(summary limit)"
 sent_pages=$((COUNT * SIZE / 4096))
 topo_log "net.shoal.mem $(cat "$MEM"): the protocol held at most $peak_pages pages of the $sent_pages sent; rx_drop_mem $drops; received $good intact, $bad bad; acknowledged $acked, failed $failed ($errors)"
 topo_log "the sender's counters: $(shoal_stats_delta "$(cat "$TOPO_TMP/s0")" "$(cat "$TOPO_TMP/s1")" | tr '\n' ' ')"
@@ -155,7 +129,6 @@ grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
 	topo_die "cannot enable the memory controller"
 mkdir "$CG" || topo_die "mkdir $CG"
 round "$CG" memcg
-eval "$(summary memcg)"
 after_sock=$(awk '$1 == "sock" { print $2 }' "$CG/memory.stat")
 ooms=$(awk '$1 == "oom_kill" { print $2 }' "$CG/memory.events")
 topo_log "in a cgroup: socket memory at most $((peak_sock >> 20)) MiB while holding, $after_sock bytes after; received $good intact, acknowledged $acked; OOM kills $ooms"
