@@ -22,6 +22,7 @@
 #include <linux/spinlock.h>
 #include <net/ipv6.h>
 #include <linux/percpu.h>
+#include <linux/percpu_counter.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -45,6 +46,10 @@ enum shoal_stat {
 	SHOAL_STAT_RX_DROP_NO_MSG,	/* control for a message we lack */
 	SHOAL_STAT_RX_DROP_MISMATCH,	/* msg_len differs from the message's */
 	SHOAL_STAT_RX_DROP_RCVBUF,	/* DATA over the socket's SO_RCVBUF */
+	SHOAL_STAT_RX_DROP_MEM,		/* DATA or a new message the protocol's
+					 * memory (net.shoal.mem) or the
+					 * socket's cgroup had no room for
+					 */
 	SHOAL_STAT_RX_DROP_FRAGMENTED,	/* DATA making too many islands */
 	SHOAL_STAT_RX_DUP_PACKETS,	/* DATA with no new byte */
 	SHOAL_STAT_RX_DUP_BYTES,	/* payload bytes that arrived again */
@@ -317,6 +322,18 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 /* shoal_ipproto.c: the socket protocols' slots in the IP protocol table */
 int shoal_ipproto_claim(u8 sird, u8 pl2);
 void shoal_ipproto_release(u8 sird, u8 pl2);
+
+/* shoal_rmem.c: receive memory, limited as tcp_mem */
+extern long sysctl_shoal_mem[3];
+extern atomic_long_t shoal_memory_allocated;
+DECLARE_PER_CPU(int, shoal_memory_per_cpu_fw_alloc);
+extern unsigned long shoal_memory_pressure;
+extern struct percpu_counter shoal_sockets_allocated;
+extern int shoal_rmem_min[1];
+extern int shoal_wmem_min[1];
+int shoal_rmem_init(void);
+void shoal_rmem_exit(void);
+void shoal_rmem_enter_pressure(struct sock *sk);
 
 /* shoal_sysctl.c */
 int shoal_sysctl_init(struct shoal_net *sn);

@@ -92,7 +92,7 @@ void shoal_done_free(struct shoal_sock *ss, struct shoal_done *d)
 {
 	rhashtable_remove_fast(&ss->done_ht, &d->rh, shoal_done_params);
 	list_del(&d->node);
-	atomic_sub(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
+	shoal_rmem_uncharge(ss, SHOAL_DONE_CHARGE);
 	kfree(d);
 	shoal_obj_dec(SHOAL_OBJ_DONE);
 }
@@ -113,15 +113,18 @@ void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 		/* no name is there twice: a message is only created when
 		 * its name is not remembered
 		 */
-		if (rhashtable_insert_fast(&ss->done_ht, &d->rh,
-					   shoal_done_params)) {
+		if (shoal_rmem_charge(ss, SHOAL_DONE_CHARGE)) {
+			kfree(d);
+			d = NULL;
+		} else if (rhashtable_insert_fast(&ss->done_ht, &d->rh,
+						  shoal_done_params)) {
+			shoal_rmem_uncharge(ss, SHOAL_DONE_CHARGE);
 			kfree(d);
 			d = NULL;
 		}
 	}
 	if (d) {
 		list_add_tail(&d->node, &ss->done);
-		atomic_add(SHOAL_DONE_CHARGE, &ss->inet.sk.sk_rmem_alloc);
 		shoal_obj_inc(SHOAL_OBJ_DONE);
 	} else {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_DONE_NOMEM);
@@ -131,8 +134,6 @@ void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m)
 {
-	struct sock *sk = &ss->inet.sk;
-
 	hlist_del(&m->hash);
 	if (m->state == SHOAL_IN_RECEIVING)
 		ss->nr_receiving--;
@@ -142,7 +143,7 @@ void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m)
 		ss->stats.rx_queued--;
 	shoal_credit_detach(&ss->sn->sird, &m->credit);
 	__skb_queue_purge(&m->skbs);
-	atomic_sub(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
+	shoal_rmem_uncharge(ss, m->mem);
 	kfree(m);
 	shoal_obj_dec(SHOAL_OBJ_IMSG);
 }
@@ -178,26 +179,33 @@ static void shoal_in_reply(struct shoal_sock *ss,
 }
 
 /* A new message named by @pkt; ERR_PTR(-ENOBUFS) when the socket cannot
- * take one now (too many, or its memory is full), -ENOMEM without memory
+ * take one now (too many, or its SO_RCVBUF is full), -ENOSPC when the
+ * protocol's or the cgroup's memory is (shoal_rmem_charge()), -ENOMEM
+ * without memory
  */
 static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 					 const struct shoal_wire_pkt *pkt,
 					 const struct shoal_addr *src,
 					 const struct in6_addr *local)
 {
-	struct sock *sk = &ss->inet.sk;
 	struct shoal_imsg *m;
 	u32 unasked;
+	int err;
 
 	/* the timer visits every message being received: their number,
 	 * not only their memory, is bounded (a flood of forged senders)
 	 */
-	if (atomic_read(&sk->sk_rmem_alloc) + SHOAL_IMSG_CHARGE >
-	    READ_ONCE(sk->sk_rcvbuf) || ss->nr_receiving >= SHOAL_RECEIVING_MAX)
+	if (ss->nr_receiving >= SHOAL_RECEIVING_MAX)
 		return ERR_PTR(-ENOBUFS);
+	err = shoal_rmem_charge(ss, SHOAL_IMSG_CHARGE);
+	if (err)
+		return ERR_PTR(err);
 	m = kzalloc(sizeof(*m), GFP_ATOMIC);
-	if (!m)
+	if (!m) {
+		shoal_rmem_uncharge(ss, SHOAL_IMSG_CHARGE);
 		return ERR_PTR(-ENOMEM);
+	}
+	m->mem = SHOAL_IMSG_CHARGE;
 	/* named first: the pacer may credit it as soon as it is attached */
 	m->src = *src;
 	m->local = *local;
@@ -207,10 +215,10 @@ static struct shoal_imsg *shoal_imsg_new(struct shoal_sock *ss,
 	unasked = pkt->type == SHOAL_T_DATA ? pkt->word : pkt->offset;
 	if (shoal_credit_attach(&ss->sn->sird, &m->credit, ss, &src->ip,
 				pkt->msg_len, unasked)) {
+		shoal_rmem_uncharge(ss, m->mem);
 		kfree(m);
 		return ERR_PTR(-ENOMEM);
 	}
-	atomic_add(SHOAL_IMSG_CHARGE, &sk->sk_rmem_alloc);
 	m->state = SHOAL_IN_RECEIVING;
 	ss->nr_receiving++;
 	m->unsched = min(unasked, pkt->msg_len);
@@ -287,18 +295,24 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			  struct sk_buff_head *q)
 {
 	struct shoal_net *sn = ss->sn;
-	struct sock *sk = &ss->inet.sk;
+	u32 truesize = skb->truesize;
 	s64 fresh;
+	int err;
 
 	if (pkt->trimmed) {
 		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_TRIMMED,
 			       shoal_in_owe(ss, m, pkt));
 		goto drop;
 	}
-	if (atomic_read(&sk->sk_rmem_alloc) + skb->truesize >
-	    READ_ONCE(sk->sk_rcvbuf)) {
-		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
-		ss->stats.rx_drop_rcvbuf++;
+	err = shoal_rmem_charge(ss, truesize);
+	if (err) {
+		if (err == -ENOBUFS) {
+			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
+			ss->stats.rx_drop_rcvbuf++;
+		} else {
+			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MEM);
+			ss->stats.rx_drop_mem++;
+		}
 		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_RCVBUF,
 			       shoal_in_owe(ss, m, pkt));
 		goto drop;
@@ -315,7 +329,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	fresh = shoal_rx_add(&m->rx, pkt->offset, pkt->payload_len);
 	if (fresh == SHOAL_RX_FRAGMENTED) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_FRAGMENTED);
-		goto drop;
+		goto uncharge;
 	}
 	if (fresh <= 0) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
@@ -324,7 +338,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 		/* a sender's probe (its first packet again): we have it */
 		if (!pkt->offset && (pkt->flags & SHOAL_F_RETX))
 			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
-		goto drop;
+		goto uncharge;
 	}
 	m->heard = jiffies;
 	m->quiet = 0;
@@ -344,11 +358,14 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	skb_dst_drop(skb);
 	SHOAL_RX_CB(skb)->offset = pkt->offset;
 	SHOAL_RX_CB(skb)->len = pkt->payload_len;
-	skb_set_owner_r(skb, sk);
+	skb_orphan(skb);	/* its memory is the message's: m->mem */
+	m->mem += truesize;
 	shoal_imsg_keep(m, skb);
 	if (shoal_rx_complete(&m->rx))
 		shoal_imsg_complete(ss, m, q);
 	return;
+uncharge:
+	shoal_rmem_uncharge(ss, truesize);
 drop:
 	kfree_skb(skb);
 }
@@ -412,13 +429,18 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		m = shoal_imsg_new(ss, pkt, src, local);
 		created = true;
 		if (IS_ERR(m)) {
-			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
-			ss->stats.rx_drop_rcvbuf++;
+			if (PTR_ERR(m) == -ENOSPC) {
+				shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MEM);
+				ss->stats.rx_drop_mem++;
+			} else {
+				shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
+				ss->stats.rx_drop_rcvbuf++;
+			}
 			/* alive but full: not silence, which would time the
 			 * message out.  Once per announcement or probe (its
 			 * CREDIT_REQ, or its first DATA), not per packet.
 			 */
-			if (PTR_ERR(m) == -ENOBUFS &&
+			if (PTR_ERR(m) != -ENOMEM &&
 			    (pkt->type == SHOAL_T_CREDIT_REQ || !pkt->offset)) {
 				shoal_in_reply(ss, pkt, src, local, SHOAL_T_BUSY,
 					       SHOAL_BUSY_NOTHELD, q);

@@ -156,9 +156,12 @@ static int __init shoal_init(void)
 		return -EINVAL;
 	}
 	shoal_objs_init();
-	err = register_pernet_subsys(&shoal_net_ops);
+	err = shoal_rmem_init();
 	if (err)
 		goto objs;
+	err = register_pernet_subsys(&shoal_net_ops);
+	if (err)
+		goto rmem;
 	err = shoal_ipproto_claim(proto_sird, proto_pl2);
 	if (err)
 		goto pernet;
@@ -171,6 +174,8 @@ ipproto:
 	shoal_ipproto_release(proto_sird, proto_pl2);
 pernet:
 	unregister_pernet_subsys(&shoal_net_ops);
+rmem:
+	shoal_rmem_exit();
 objs:
 	shoal_objs_exit();
 	return err;
@@ -182,6 +187,7 @@ static void __exit shoal_exit(void)
 	shoal_sock_unregister();
 	shoal_ipproto_release(proto_sird, proto_pl2);
 	unregister_pernet_subsys(&shoal_net_ops);
+	shoal_rmem_exit();
 	shoal_objs_exit();
 }
 

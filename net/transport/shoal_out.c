@@ -128,18 +128,18 @@ void shoal_out_responded(struct shoal_sock *ss, const struct shoal_addr *src,
 static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 			    int error)
 {
-	struct sock *sk = &ss->inet.sk;
 	struct shoal_err *e = NULL;
 
 	ss->stats.tx_failed++;
 	/* the error queue is receive memory: an owner that never reads it
 	 * loses the reports past SO_RCVBUF (sk_err still says one failed)
 	 */
-	if (atomic_read(&sk->sk_rmem_alloc) + (int)sizeof(*e) <=
-	    READ_ONCE(sk->sk_rcvbuf))
+	if (!shoal_rmem_charge(ss, sizeof(*e))) {
 		e = kzalloc(sizeof(*e), GFP_ATOMIC);
+		if (!e)
+			shoal_rmem_uncharge(ss, sizeof(*e));
+	}
 	if (e) {
-		atomic_add(sizeof(*e), &sk->sk_rmem_alloc);
 		shoal_obj_inc(SHOAL_OBJ_ERR);
 		e->dst = m->dst;
 		e->id = m->id;

@@ -23,6 +23,7 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_DROP_NO_MSG] = "rx_drop_no_msg",
 	[SHOAL_STAT_RX_DROP_MISMATCH] = "rx_drop_mismatch",
 	[SHOAL_STAT_RX_DROP_RCVBUF] = "rx_drop_rcvbuf",
+	[SHOAL_STAT_RX_DROP_MEM] = "rx_drop_mem",
 	[SHOAL_STAT_RX_DROP_FRAGMENTED] = "rx_drop_fragmented",
 	[SHOAL_STAT_RX_DUP_PACKETS] = "rx_dup_packets",
 	[SHOAL_STAT_RX_DUP_BYTES] = "rx_dup_bytes",

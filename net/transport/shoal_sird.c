@@ -90,7 +90,8 @@ static struct shoal_sird_peer *shoal_sird_peer(struct shoal_sird *sird,
  * after a page kept for the packet that comes into it: a short piece's
  * memory is far more than twice its payload, and a grant the socket then
  * drops for want of memory would be owed, granted and dropped again
- * until the application reads
+ * until the application reads.  Nothing while the machine's or the
+ * cgroup's socket memory is short, for the same reason.
  */
 static u32 shoal_sird_room(struct shoal_sock *ss)
 {
@@ -98,7 +99,8 @@ static u32 shoal_sird_room(struct shoal_sock *ss)
 	int free = READ_ONCE(sk->sk_rcvbuf) - atomic_read(&sk->sk_rmem_alloc) -
 		   (int)PAGE_SIZE;
 
-	if (free <= 0 || (u32)free / 2 <= ss->credit_out)
+	if (free <= 0 || (u32)free / 2 <= ss->credit_out ||
+	    shoal_rmem_short(sk))
 		return 0;
 	return free / 2 - ss->credit_out;
 }

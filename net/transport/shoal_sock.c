@@ -475,7 +475,7 @@ static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 	shoal_addr_to(sk, &e->dst, msg);
 	shoal_put_info(msg, e->id, e->name_flags, e->error);
 	msg->msg_flags |= MSG_ERRQUEUE;
-	atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
+	shoal_rmem_uncharge(ss, sizeof(*e));
 	kfree(e);
 	shoal_obj_dec(SHOAL_OBJ_ERR);
 	return 0;
@@ -593,10 +593,13 @@ static int shoal_init_sock(struct sock *sk)
 	struct shoal_net *sn = shoal_net(sock_net(sk));
 	int i;
 
-	/* first: nothing else is set up when it fails */
+	/* first: nothing else is set up when it fails (ss->sn says to
+	 * shoal_destroy() that it did not)
+	 */
 	if (shoal_done_init(ss))
 		return -ENOMEM;
 	ss->sn = sn;
+	sk_sockets_allocated_inc(sk);	/* the share of net.shoal.mem */
 	/* keyed per socket: its message ids cannot be guessed (nor named
 	 * as a closed one on the same port named its messages), nor its
 	 * buckets chosen by a peer
@@ -664,7 +667,7 @@ static void shoal_close(struct sock *sk, long timeout)
 		shoal_done_free(ss, d);
 	list_for_each_entry_safe(e, etmp, &ss->errq, node) {
 		list_del(&e->node);
-		atomic_sub(sizeof(*e), &sk->sk_rmem_alloc);
+		shoal_rmem_uncharge(ss, sizeof(*e));
 		kfree(e);
 		shoal_obj_dec(SHOAL_OBJ_ERR);
 	}
@@ -672,8 +675,20 @@ static void shoal_close(struct sock *sk, long timeout)
 		shoal_pl2_sock_close(ss, &q);
 	spin_unlock_bh(&ss->lock);
 	shoal_xmit_list(sn, &q);
-	rhashtable_destroy(&ss->done_ht);
 	sk_common_release(sk);
+}
+
+/* What shoal_init_sock() set up: from close, or when socket() fails after
+ * it (a cgroup's BPF program refused the socket)
+ */
+static void shoal_destroy(struct sock *sk)
+{
+	struct shoal_sock *ss = shoal_sk(sk);
+
+	if (!ss->sn)
+		return;		/* shoal_init_sock() failed */
+	rhashtable_destroy(&ss->done_ht);
+	sk_sockets_allocated_dec(sk);
 }
 
 static int shoal_getsockopt(struct sock *sk, int level, int optname,
@@ -726,7 +741,9 @@ static void shoal_unhash(struct sock *sk)
 {
 }
 
-/* The protocols differ only in name and socket size */
+/* The protocols differ only in name and socket size; they share one
+ * receive memory account (shoal_rmem.c), as UDP and UDPv6 do
+ */
 #define SHOAL_PROTO(nm, sock_type, destroy_fn) {			\
 	.name		= nm,						\
 	.owner		= THIS_MODULE,					\
@@ -737,12 +754,22 @@ static void shoal_unhash(struct sock *sk)
 	.destroy	= destroy_fn,					\
 	.setsockopt	= shoal_setsockopt,				\
 	.getsockopt	= shoal_getsockopt,				\
+	.release_cb	= shoal_rmem_release_cb,			\
+	.enter_memory_pressure = shoal_rmem_enter_pressure,		\
+	.memory_allocated = &shoal_memory_allocated,			\
+	.per_cpu_fw_alloc = &shoal_memory_per_cpu_fw_alloc,		\
+	.memory_pressure = &shoal_memory_pressure,			\
+	.sockets_allocated = &shoal_sockets_allocated,			\
+	.sysctl_mem	= sysctl_shoal_mem,				\
+	.sysctl_rmem	= shoal_rmem_min,				\
+	.sysctl_wmem	= shoal_wmem_min,				\
 	.obj_size	= sizeof(sock_type),				\
 }
 
-static struct proto shoal_prot = SHOAL_PROTO("SIRD", struct shoal_sock, NULL);
+static struct proto shoal_prot = SHOAL_PROTO("SIRD", struct shoal_sock,
+					     shoal_destroy);
 static struct proto shoal_pl2_prot = SHOAL_PROTO("PL2", struct shoal_sock,
-						 NULL);
+						 shoal_destroy);
 
 static const struct proto_ops shoal_inet_ops = {
 	.family		= PF_INET,
@@ -783,6 +810,7 @@ static struct inet_protosw shoal_pl2_inet_sw = {
 #if IS_ENABLED(CONFIG_IPV6)
 static void shoal6_destroy(struct sock *sk)
 {
+	shoal_destroy(sk);
 	inet6_destroy_sock(sk);
 }
 

@@ -13,7 +13,9 @@
  * being closed is marked dead under the lock first, so nothing is added
  * to it after its messages are freed.  A message's memory is charged to
  * its socket: an outbound one to sk_wmem_queued (its length and state), an
- * inbound one's state and packets to sk_rmem_alloc.
+ * inbound one's state and packets to sk_rmem_alloc, and to the protocol's
+ * and the cgroup's memory (shoal_rmem.c, whose socket spinlock nests
+ * inside ss->lock).
  */
 #ifndef _SHOAL_SOCK_H
 #define _SHOAL_SOCK_H
@@ -69,6 +71,10 @@ struct shoal_sock {
 					 */
 	bool pl2;			/* IPPROTO_PL2: sends in bursts */
 	struct shoal_pl2_sock pl2s;	/* its bursts (shoal_pl2.h) */
+	int rmem_deferred;		/* under sk->sk_lock.slock: receive
+					 * memory freed while the socket was
+					 * owned (shoal_rmem.c)
+					 */
 };
 
 #if IS_ENABLED(CONFIG_IPV6)
@@ -161,6 +167,9 @@ struct shoal_imsg {
 					 * SO_TIMESTAMP(NS); 0: not asked
 					 */
 	struct sk_buff_head skbs;	/* payloads by offset */
+	u32 mem;			/* receive memory charged: its state
+					 * and skbs' truesize
+					 */
 	struct shoal_rx_ranges rx;
 };
 
@@ -265,6 +274,12 @@ void shoal_sock_arm(struct shoal_sock *ss);
 void shoal_reply(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
 		 const struct shoal_addr *src, const struct in6_addr *local,
 		 u16 sport, u8 type, u32 word, struct sk_buff_head *q);
+/* shoal_rmem.c */
+bool shoal_rmem_short(struct sock *sk);
+int shoal_rmem_charge(struct shoal_sock *ss, int size);
+void shoal_rmem_uncharge(struct shoal_sock *ss, int size);
+void shoal_rmem_release_cb(struct sock *sk);
+
 int shoal_wait(struct shoal_sock *ss,
 	       bool (*cond)(const struct shoal_sock *ss, u32 arg), u32 arg,
 	       long *timeo);

@@ -17,6 +17,9 @@
  * are lower, and a write above them is refused: as udp_mem and the like,
  * such limits stay in the initial namespace's hands.
  *
+ * net.shoal.mem is the machine's (shoal_rmem.c), in the initial
+ * namespace's table only.
+ *
  * Locking: a write of udp_port moves the namespace's socket under
  * sn->lock, and the settings that follow the link are written under it
  * too (WRITE_ONCE); every value is read with READ_ONCE() where it is
@@ -429,8 +432,21 @@ static const struct ctl_table shoal_sysctl_template[] = {
 		.extra1		= SYSCTL_ZERO,
 		.extra2		= &shoal_permille_max,
 	},
+	/* the machine's, not a namespace's: the initial namespace's table
+	 * alone has it (SHOAL_SYSCTL_GLOBAL), as udp_mem
+	 */
+	{
+		.procname	= "mem",
+		.data		= sysctl_shoal_mem,
+		.maxlen		= sizeof(sysctl_shoal_mem),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
 	{ }
 };
+
+/* The first entry of the machine's settings, last in the table */
+#define SHOAL_SYSCTL_GLOBAL	29
 
 /* Entry @e (a u32 with a maximum) of a namespace an unprivileged user
  * made: at most @init_val, now and on a write
@@ -464,6 +480,8 @@ int shoal_sysctl_init(struct shoal_net *sn)
 {
 	struct ctl_table *t;
 
+	BUILD_BUG_ON(ARRAY_SIZE(shoal_sysctl_template) !=
+		     SHOAL_SYSCTL_GLOBAL + 2);
 	t = kmemdup(shoal_sysctl_template, sizeof(shoal_sysctl_template),
 		    GFP_KERNEL);
 	if (!t)
@@ -499,6 +517,8 @@ int shoal_sysctl_init(struct shoal_net *sn)
 	t[28].data = &sn->cfg.pl2_fifo_permille;
 	if (sn->net->user_ns != &init_user_ns)
 		shoal_sysctl_clamp(sn, t);
+	if (!net_eq(sn->net, &init_net))
+		memset(&t[SHOAL_SYSCTL_GLOBAL], 0, sizeof(*t));	/* the end */
 	sn->sysctl = register_net_sysctl(sn->net, "net/shoal", t);
 	if (!sn->sysctl) {
 		kfree(t);

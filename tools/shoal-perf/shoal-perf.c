@@ -1447,13 +1447,14 @@ static void print_json(FILE *f)
 	}
 	fprintf(f, "},\n");
 	if (st.have_sock)
-		fprintf(f, "  \"socket\": {\"tx_msgs\": %llu, \"tx_acked\": %llu, \"tx_failed\": %llu, \"rx_msgs\": %llu, \"rx_dup_bytes\": %llu, \"rx_drop_rcvbuf\": %llu},\n",
+		fprintf(f, "  \"socket\": {\"tx_msgs\": %llu, \"tx_acked\": %llu, \"tx_failed\": %llu, \"rx_msgs\": %llu, \"rx_dup_bytes\": %llu, \"rx_drop_rcvbuf\": %llu, \"rx_drop_mem\": %llu},\n",
 			(unsigned long long)st.sock.tx_msgs,
 			(unsigned long long)st.sock.tx_acked,
 			(unsigned long long)st.sock.tx_failed,
 			(unsigned long long)st.sock.rx_msgs,
 			(unsigned long long)st.sock.rx_dup_bytes,
-			(unsigned long long)st.sock.rx_drop_rcvbuf);
+			(unsigned long long)st.sock.rx_drop_rcvbuf,
+			(unsigned long long)st.sock.rx_drop_mem);
 	fprintf(f, "  \"buckets\": [\n");
 	for (i = 0; i < NBUCKETS; i++) {
 		struct bucket *b = &buckets[i];

@@ -218,6 +218,10 @@ struct shoal_sock_stats {
 	__u32	tx_queued;	/* messages not yet acknowledged */
 	__u32	rx_queued;	/* messages waiting for recvmsg() */
 	__u64	tx_rts_resend;	/* DATA packets a switch returned, sent again */
+	__u64	rx_drop_mem;	/* DATA packets and new messages dropped: no
+				 * room in net.shoal.mem or the socket's
+				 * memory cgroup
+				 */
 };
 
 static __inline__ __u8 shoal_ver_type(__u8 ver, __u8 type)

@@ -71,15 +71,18 @@ shoal_stats_vars()
 	"$SHOAL_CRAFT" vars "$1" "$2"
 }
 
-# shoal_recv NS PORT COUNT OUT: tools/testing/lib/shoal_msgs.py receiving
-# COUNT messages on PORT in namespace NS (60 s at most), its JSON to OUT,
-# in the background; returns once its socket is bound, its pid in recv_pid
+# shoal_recv NS PORT COUNT OUT [CGROUP]: tools/testing/lib/shoal_msgs.py
+# receiving COUNT messages on PORT in namespace NS (60 s at most; in the
+# cgroup v2 directory CGROUP if one is named), its JSON to OUT, in the
+# background; returns once its socket is bound, its pid in recv_pid.
+# SHOAL_RCVBUF and SHOAL_READ_DELAY in the environment reach it.
 shoal_recv()
 {
 	local i
 
 	rm -f "$TOPO_TMP/recv.ready"
-	ip netns exec "$1" "$TREE/tools/testing/lib/shoal_msgs.py" recv "$2" "$3" 60 \
+	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' \
+		sh "${5:-}" ip netns exec "$1" "$SHOAL_MSGS" recv "$2" "$3" 60 \
 		"$TOPO_TMP/recv.ready" >"$4" &
 	# shellcheck disable=SC2034	# the caller waits for it
 	recv_pid=$!
@@ -88,6 +91,31 @@ shoal_recv()
 		topo_nap 0.05
 	done
 	topo_die "the receiver in $1 did not bind port $2"
+}
+
+# shoal_verdict RECV SEND: shell assignments from shoal_msgs.py's JSON of
+# a receiver (RECV: good, bad) and a sender (SEND: acked, failed, errors
+# by name, and other_errors: the failures that are not ETIMEDOUT,
+# ECONNRESET or ECONNREFUSED, which a peer that went away may cause);
+# -1 for what a file lacks
+shoal_verdict()
+{
+	python3 - "$1" "$2" <<'PYEOF'
+import errno, json, sys
+def load(p):
+    try:
+        return json.load(open(p))
+    except (OSError, ValueError):
+        return {}
+r, s = load(sys.argv[1]), load(sys.argv[2])
+errs = {int(k): v for k, v in s.get("errors", {}).items()}
+print("good=%d bad=%d" % (r.get("good", -1), r.get("bad", -1)))
+print("acked=%d failed=%d" % (s.get("tx_acked", -1), s.get("tx_failed", -1)))
+print("errors='%s'" % (",".join("%s:%d" % (errno.errorcode.get(k, str(k)), v)
+                                for k, v in sorted(errs.items())) or "none"))
+gone = (errno.ETIMEDOUT, errno.ECONNRESET, errno.ECONNREFUSED)
+print("other_errors=%d" % sum(v for k, v in errs.items() if k not in gone))
+PYEOF
 }
 
 # shoal_rx_packets NS: rx_packets of namespace NS

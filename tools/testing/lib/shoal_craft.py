@@ -290,7 +290,7 @@ def cases(src, dst, addr, port, names):
 
 # drops by the endpoint, after the parser counted a packet by type
 ENDPOINT_DROPS = ("rx_drop_no_socket", "rx_drop_no_msg", "rx_drop_mismatch",
-                  "rx_drop_rcvbuf", "rx_drop_fragmented",
+                  "rx_drop_rcvbuf", "rx_drop_mem", "rx_drop_fragmented",
                   "rx_drop_bounce_no_msg", "rx_drop_bounce_stale",
                   "rx_drop_bounce_bad")
 

@@ -28,6 +28,19 @@
                                              SIZE1 (tag 1), then COUNT of
                                              SIZE2 (tag 2), at once; then as
                                              send
+  shoal_msgs.py many ADDR PORT SOCKETS SIZE
+                                             one message of SIZE bytes from
+                                             each of SOCKETS sockets open
+                                             at once (tagged with its
+                                             number), wait until each is
+                                             acknowledged or failed, print
+                                             JSON totals
+  shoal_msgs.py hammer SECONDS
+                                             open and close sockets for
+                                             SECONDS (as the module comes
+                                             and goes), print JSON counts
+                                             of successes and of errors by
+                                             name
   shoal_msgs.py pair PORT ADDR1 SIZE1 ADDR2 SIZE2
                                              one message to each address at
                                              once (tags 1 and 2, a socket
@@ -47,8 +60,10 @@ Every message carries its tag, index and size in its first 16 bytes and a
 pattern derived from them in the rest, so the receiver can tell a
 message that arrived intact from one that did not.
 """
+import errno
 import json
 import os
+import resource
 import select
 import signal
 import socket
@@ -65,9 +80,10 @@ SOL_SHOAL = 299
 SHOAL_CMSG_RECV = 2
 SHOAL_SOCK_STATS = 1
 SO_RCVBUFFORCE = 33
-STATS = struct.Struct("=6Q2I")
+STATS = struct.Struct("=6Q2I2Q")
 STAT_NAMES = ("tx_msgs", "tx_acked", "tx_failed", "rx_msgs", "rx_dup_bytes",
-              "rx_drop_rcvbuf", "tx_queued", "rx_queued")
+              "rx_drop_rcvbuf", "tx_queued", "rx_queued", "tx_rts_resend",
+              "rx_drop_mem")
 INFO = struct.Struct("=QIi")
 
 
@@ -247,6 +263,46 @@ def report(s, elapsed):
     return out
 
 
+def many(addr, port, count, size):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < count + 64:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, count + 64), hard))
+    socks = [socket.socket(family(addr), socket.SOCK_DGRAM, proto())
+             for _ in range(count)]
+    start = time.time()
+    for i, s in enumerate(socks):
+        s.sendto(body(i, 0, size), (addr, port))
+    deadline = time.time() + 120
+    busy = list(socks)
+    while busy and time.time() < deadline:
+        busy = [s for s in busy if stats(s)["tx_queued"]]
+        time.sleep(0.05)
+    out = {"sockets": count, "tx_acked": 0, "tx_failed": 0, "errors": {}}
+    for s in socks:
+        r = report(s, 0)
+        out["tx_acked"] += r["tx_acked"]
+        out["tx_failed"] += r["tx_failed"]
+        for err, n in r["errors"].items():
+            out["errors"][err] = out["errors"].get(err, 0) + n
+        s.close()
+    out["elapsed"] = round(time.time() - start, 3)
+    print(json.dumps(out))
+
+
+def hammer(seconds):
+    num = int(os.environ.get("SHOAL_PROTO_NUM", IPPROTO_SIRD))
+    made, errors = 0, {}
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM, num).close()
+            made += 1
+        except OSError as e:
+            k = errno.errorcode.get(e.errno, str(e.errno))
+            errors[k] = errors.get(k, 0) + 1
+    print(json.dumps({"made": made, "errors": errors}))
+
+
 def pair(port, addr1, size1, addr2, size2):
     socks = []
     for addr in (addr1, addr2):
@@ -283,6 +339,10 @@ def main(argv):
         fan(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), argv[6:])
     elif len(argv) >= 7 and argv[1] == "mix":
         mix(argv[2], int(argv[3]), int(argv[4]), int(argv[5]), int(argv[6]))
+    elif len(argv) >= 6 and argv[1] == "many":
+        many(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
+    elif len(argv) >= 3 and argv[1] == "hammer":
+        hammer(float(argv[2]))
     elif len(argv) >= 7 and argv[1] == "pair":
         pair(int(argv[2]), argv[3], int(argv[4]), argv[5], int(argv[6]))
     else:
