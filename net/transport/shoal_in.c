@@ -113,17 +113,19 @@ void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 		/* no name is there twice: a message is only created when
 		 * its name is not remembered
 		 */
-		if (shoal_rmem_charge(ss, SHOAL_DONE_CHARGE)) {
-			kfree(d);
-			d = NULL;
-		} else if (rhashtable_insert_fast(&ss->done_ht, &d->rh,
-						  shoal_done_params)) {
-			shoal_rmem_uncharge(ss, SHOAL_DONE_CHARGE);
+		if (rhashtable_insert_fast(&ss->done_ht, &d->rh,
+					   shoal_done_params)) {
 			kfree(d);
 			d = NULL;
 		}
 	}
 	if (d) {
+		/* the name's memory is taken from the message's, which
+		 * goes: a charge that could fail here would forget a
+		 * message just read, and a late packet would start it anew
+		 */
+		BUILD_BUG_ON(SHOAL_DONE_CHARGE > SHOAL_IMSG_CHARGE);
+		m->mem -= SHOAL_DONE_CHARGE;
 		list_add_tail(&d->node, &ss->done);
 		shoal_obj_inc(SHOAL_OBJ_DONE);
 	} else {

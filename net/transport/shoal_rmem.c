@@ -75,16 +75,20 @@ void shoal_rmem_enter_pressure(struct sock *sk)
  */
 bool shoal_rmem_short(struct sock *sk)
 {
+	long allocated = sk_memory_allocated(sk);
 	int held = atomic_read(&sk->sk_rmem_alloc);
 
-	if (held < READ_ONCE(shoal_rmem_min[0]))
+	if (allocated <= sk_prot_mem_limits(sk, 0))
 		return false;
-	if (sk_memory_allocated(sk) > sk_prot_mem_limits(sk, 2))
+	if (allocated > sk_prot_mem_limits(sk, 2))
 		return true;
-	if (!sk_under_memory_pressure(sk))
+	if (held < READ_ONCE(shoal_rmem_min[0]) || !sk_under_memory_pressure(sk))
 		return false;
+	/* the core weighs all the socket holds, what it sends too */
 	return sk_prot_mem_limits(sk, 2) <=
-	       sk_sockets_allocated_read_positive(sk) * sk_mem_pages(held);
+	       sk_sockets_allocated_read_positive(sk) *
+	       sk_mem_pages(READ_ONCE(sk->sk_wmem_queued) + held +
+			    READ_ONCE(sk->sk_forward_alloc));
 }
 
 /* Charge @size bytes @ss received: 0, -ENOBUFS over SO_RCVBUF, -ENOSPC

@@ -219,8 +219,8 @@ struct shoal_sock_stats {
 	__u32	rx_queued;	/* messages waiting for recvmsg() */
 	__u64	tx_rts_resend;	/* DATA packets a switch returned, sent again */
 	__u64	rx_drop_mem;	/* DATA packets and new messages dropped: no
-				 * room in net.shoal.mem or the socket's
-				 * memory cgroup
+				 * room in net.shoal.mem (or a cgroup v1's
+				 * TCP memory)
 				 */
 };
 
