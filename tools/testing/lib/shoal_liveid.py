@@ -10,13 +10,14 @@
         a client socket in each namespace NS keeps WINDOW requests to
         ADDR, Shoal port PORT, in flight for SECONDS, then waits for the
         last ones; every response checked; JSON, a line per client
-  shoal_liveid.py attack SECONDS SEED RATE MAX_MSG_LEN
+  shoal_liveid.py attack SECONDS SEED RATE MAX_MSG_LEN LOG
         in the switch's namespace: sees every Shoal packet it forwards
         (AF_PACKET), learns live messages from them, and injects RATE
         forged packets a second for SECONDS (raw IPv4, the peer's source
         address), each of a kind below; runs until SIGTERM, then prints
         JSON: the packets that left each device by the verdict the
-        parser must give them, the forged ones by kind and verdict
+        parser must give them, the forged ones by kind; in LOG, the
+        last packets that named each message id (JSON)
   shoal_liveid.py account ATTACK_JSON DEV:BEFORE:AFTER:UDP...
         shell assignments: for each namespace behind DEV, its
         /proc/net/shoal/stats before and after (files) against what left
@@ -239,6 +240,7 @@ def call(seconds, seed, addr, window, specs):
             socks[s].input()
     for c in clients:
         c.out["unresolved"] = len(c.wait)
+        c.out["stuck"] = ["%016x" % i for i in c.wait]
         c.out["elapsed"] = round(time.time() - start, 2)
         c.out.update(stats(c.s))
         print(json.dumps(c.out), flush=True)
@@ -368,6 +370,7 @@ class Attack:
                                  socket.IPPROTO_RAW)
         self.raw.setsockopt(socket.IPPROTO_IP, socket.IP_HDRINCL, 1)
         self.send_err = 0
+        self.log = {}		# msg_id: what went by, forged or not
 
     def seen(self, dev, pkt, now):
         ihl = (pkt[0] & 15) * 4
@@ -382,6 +385,11 @@ class Attack:
             d["rx_trimmed"] = d.get("rx_trimmed", 0) + 1
         tally = self.forged if ttl == MARK_TTL else self.legit
         tally[dev] = tally.get(dev, 0) + 1
+        if v[0] == "type":
+            f = v[3]
+            self.note(f[3], "%.3f %s%s %s>%s f%02x off %d len %d w %d" %
+                      (now, "FORGED " if ttl == MARK_TTL else "", v[1],
+                       src, dst, f[0], f[5], f[6], f[7]))
         if ttl == MARK_TTL or v[0] != "type" or v[1] != "data":
             return
         flags, sport, dport, msg_id, msg_len, off, plen, _, present = v[3]
@@ -397,6 +405,13 @@ class Attack:
         if len(self.msgs) > 4096:
             self.msgs = {k: x for k, x in self.msgs.items()
                          if now - x.seen < 2}
+
+    def note(self, msg_id, what):
+        """every forged packet that named @msg_id, the last 20 others"""
+        log = self.log.setdefault("%016x" % msg_id, [[], []])
+        log["FORGED" not in what].append(what)
+        if len(log[1]) > 40:
+            del log[1][:20]
 
     def live(self, now):
         """messages heard from within 0.5 s; mostly those within 50 ms
@@ -445,7 +460,7 @@ class Attack:
                       m.key if lethal else None)
 
         T = TYPES
-        k = r.randrange(24)
+        k = r.randrange(25)
         if k == 0:
             o = r.randrange(L + 1)
             back("credit", T["credit"], o, r.randrange(o + 1))
@@ -542,8 +557,28 @@ class Attack:
             self.send("version", src, dst,
                       hdr(T["data"], nf, sp, dp, mid, L, 0, 1,
                           ver=r.choice((0, 2, 15))) + b"x")
+        elif k == 23:
+            self.ack_opt(m, now)
         else:
             self.flip(m, now)
+
+    def ack_opt(self, m, now):
+        """bytes of @m the receiver has, with an ACK option (a client's
+        folded ACK) for a live message the other way, a response"""
+        r = self.rnd
+        src, dst, sp, dp, mid, nf = m.key
+        rg = m.old_range(r, now, 0.3)
+        if not rg or not self.data_ok(m, rg[0], rg[1], now):
+            return
+        back = [x for x in self.live(now) if x.key[:2] == (dst, src)]
+        other = r.choice(back) if back else None
+        ack = other.key[4] if other else r.getrandbits(64)
+        h = bytearray(hdr(TYPES["data"], nf, sp, dp, mid, m.len, rg[0],
+                          rg[1] - rg[0], hdr_len=40))
+        h[7] = 1		# SHOAL_O_ACK
+        self.send("data_ack_opt", src, dst,
+                  bytes(h) + struct.pack("!Q", ack) +
+                  r.randbytes(rg[1] - rg[0]), other.key if other else None)
 
     def flip(self, m, now):
         """a packet of @m as it was sent, 1-3 bits flipped; DATA that the
@@ -570,7 +605,7 @@ class Attack:
         self.send("flip", src, dst, pkt, m.key if lethal else None)
 
 
-def attack(seconds, seed, rate, max_msg_len):
+def attack(seconds, seed, rate, max_msg_len, log):
     cap, _keep = sniffer()
     print("# attack seed %d: capturing" % seed, file=sys.stderr, flush=True)
     at = Attack(seed, max_msg_len)
@@ -614,6 +649,8 @@ def attack(seconds, seed, rate, max_msg_len):
                 break
             at.seen(addr[0], pkt, time.time())
     drops = struct.unpack("II", cap.getsockopt(263, 6, 8))[1]
+    with open(log, "w") as f:
+        json.dump(at.log, f)
     print(json.dumps({"seed": seed, "injected": sum(at.kinds.values()),
                       "kinds": at.kinds, "lethal_names": len(at.lethal),
                       "send_err": at.send_err, "capture_drops": drops,
@@ -653,8 +690,9 @@ def main(argv):
         serve(argv[2], argv[3:])
     elif cmd == "call" and len(argv) > 6:
         call(float(argv[2]), int(argv[3]), argv[4], int(argv[5]), argv[6:])
-    elif cmd == "attack" and len(argv) == 6:
-        attack(float(argv[2]), int(argv[3]), float(argv[4]), int(argv[5]))
+    elif cmd == "attack" and len(argv) == 7:
+        attack(float(argv[2]), int(argv[3]), float(argv[4]), int(argv[5]),
+               argv[6])
     elif cmd == "account" and len(argv) > 3:
         account(argv[2], argv[3:])
     else:
