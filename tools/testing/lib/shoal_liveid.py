@@ -55,6 +55,7 @@ REASONS = ("short", "version", "type", "hdr_len", "flags", "msg_len",
            "range", "payload")
 F_TRIMMED, F_BOUNCED, F_DEADLINE, F_CSN = 0x80, 0x40, 0x20, 0x10
 F_NAME, F_SCHED, F_RETX = 0x0c, 0x02, 0x01
+F_REQUEST = 0x08
 ANY = F_RETX | F_DEADLINE | F_NAME
 
 
@@ -402,6 +403,13 @@ class Attack:
         m.seen = now
         if present:
             m.ranges = (m.ranges + [(off, off + present, now)])[-32:]
+        # a few requests acknowledged half-way, for certain: the client
+        # frees their data, and the server can never have them whole
+        if flags & F_REQUEST and off and off + plen < msg_len and \
+           self.kinds.get("ack_midway", 0) < 5 and key not in self.lethal:
+            self.send("ack_midway", dst, src,
+                      hdr(TYPES["ack"], flags & F_NAME, dport, sport, msg_id,
+                          msg_len), key)
         if len(self.msgs) > 4096:
             self.msgs = {k: x for k, x in self.msgs.items()
                          if now - x.seen < 2}

@@ -178,8 +178,8 @@ EOF
 eval "$("$LIVEID" account "$TOPO_TMP/attack.json" "${specs[@]}")"
 
 echo "# forged by kind: $kinds_list"
-tap_ok "injected >= 1000 && kinds == 25 && send_err == 0" \
-	"$injected packets forged, every one of the 25 kinds ($kinds), none refused by the stack ($send_err)"
+tap_ok "injected >= 1000 && kinds == 26 && send_err == 0" \
+	"$injected packets forged, every one of the 26 kinds ($kinds), none refused by the stack ($send_err)"
 tap_ok "cap_drops == 0" "the attacker saw every packet ($cap_drops lost by its capture)"
 for i in "${!HOSTS[@]}"; do
 	dev=v${i}_dev rx=v${i}_rx counted=v${i}_counted udp=v${i}_udp sent=v${i}_sent
