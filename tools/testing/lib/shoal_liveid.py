@@ -337,7 +337,7 @@ def sniffer():
     buf = ctypes.create_string_buffer(prog)
     s.setsockopt(socket.SOL_SOCKET, 26,		# SO_ATTACH_FILTER
                  struct.pack("HL", len(FILTER), ctypes.addressof(buf)))
-    s.setsockopt(socket.SOL_SOCKET, 33, 32 << 20)	# SO_RCVBUFFORCE
+    s.setsockopt(socket.SOL_SOCKET, 33, 128 << 20)	# SO_RCVBUFFORCE
     s.setblocking(False)
     while True:		# what came before the filter
         try:
@@ -388,9 +388,8 @@ class Attack:
         tally[dev] = tally.get(dev, 0) + 1
         if v[0] == "type":
             f = v[3]
-            self.note(f[3], "%.3f %s%s %s>%s f%02x off %d len %d w %d" %
-                      (now, "FORGED " if ttl == MARK_TTL else "", v[1],
-                       src, dst, f[0], f[5], f[6], f[7]))
+            self.note(f[3], (now, ttl == MARK_TTL, v[1], src, dst, f[0],
+                             f[5], f[6], f[7]))
         if ttl == MARK_TTL or v[0] != "type" or v[1] != "data":
             return
         flags, sport, dport, msg_id, msg_len, off, plen, _, present = v[3]
@@ -416,8 +415,8 @@ class Attack:
 
     def note(self, msg_id, what):
         """every forged packet that named @msg_id, the last 20 others"""
-        log = self.log.setdefault("%016x" % msg_id, [[], []])
-        log["FORGED" not in what].append(what)
+        log = self.log.setdefault(msg_id, [[], []])
+        log[not what[1]].append(what)
         if len(log[1]) > 40:
             del log[1][:20]
 
@@ -631,7 +630,7 @@ def attack(seconds, seed, rate, max_msg_len, log):
                 wait = 0.3
             if not select.select([cap], [], [], wait)[0] and stopped:
                 break
-            while True:
+            for _ in range(64):	# then what is due: both keep up
                 try:
                     pkt, addr = cap.recvfrom(256)
                 except BlockingIOError:
@@ -657,8 +656,13 @@ def attack(seconds, seed, rate, max_msg_len, log):
                 break
             at.seen(addr[0], pkt, time.time())
     drops = struct.unpack("II", cap.getsockopt(263, 6, 8))[1]
+    text = {}
+    for i, (forged, other) in at.log.items():
+        text["%016x" % i] = ["%.3f %s%s %s>%s f%02x off %d len %d w %d" %
+                             (t, "FORGED " if f else "", *rest)
+                             for t, f, *rest in forged + other]
     with open(log, "w") as f:
-        json.dump(at.log, f)
+        json.dump(text, f)
     print(json.dumps({"seed": seed, "injected": sum(at.kinds.values()),
                       "kinds": at.kinds, "lethal_names": len(at.lethal),
                       "send_err": at.send_err, "capture_drops": drops,

@@ -143,7 +143,7 @@ import json, sys
 log = json.load(open(sys.argv[2]))
 for line in open(sys.argv[1]):
     for i in json.loads(line).get("stuck", []):
-        for what in sum(log.get(i, [["nothing seen"], []]), []):
+        for what in log.get(i, ["nothing seen"]):
             print("# stuck %s: %s" % (i, what))
 EOF
 
