@@ -616,45 +616,39 @@ def attack(seconds, seed, rate, max_msg_len, log):
     cap, _keep = sniffer()
     print("# attack seed %d: capturing" % seed, file=sys.stderr, flush=True)
     at = Attack(seed, max_msg_len)
-    signal.signal(signal.SIGTERM, stop)
+    # SIGTERM only says stop: an exception could fall between a
+    # packet's read and its count
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(1))
     start = next_at = None
-    stopped = False
-    drops = 0
-    try:
-        while True:
-            now = time.time()
-            if start is not None and now - start >= seconds:
-                next_at = None
-            wait = 0.2 if next_at is None else max(0, next_at - now)
-            if stopped:
-                wait = 0.3
-            if not select.select([cap], [], [], wait)[0] and stopped:
-                break
-            for _ in range(64):	# then what is due: both keep up
-                try:
-                    pkt, addr = cap.recvfrom(256)
-                except BlockingIOError:
-                    break
-                at.seen(addr[0], pkt, now)
-                if start is None and at.msgs:
-                    start = now
-                    next_at = now
-            now = time.time()
-            while next_at is not None and now >= next_at and not stopped:
-                at.one(now)
-                next_at += 1.0 / rate
-                if now - next_at > 1:	# fell behind: no burst to catch up
-                    next_at = now
-    except Stop:
-        stopped = True
-    if stopped:
-        # drain what is still queued, then the last counts
-        while select.select([cap], [], [], 0.3)[0]:
+    while not stopping:
+        now = time.time()
+        if start is not None and now - start >= seconds:
+            next_at = None
+        wait = 0.2 if next_at is None else max(0, next_at - now)
+        select.select([cap], [], [], wait)
+        for _ in range(64):	# then what is due: both keep up
             try:
                 pkt, addr = cap.recvfrom(256)
             except BlockingIOError:
                 break
-            at.seen(addr[0], pkt, time.time())
+            at.seen(addr[0], pkt, now)
+            if start is None and at.msgs:
+                start = now
+                next_at = now
+        now = time.time()
+        while next_at is not None and now >= next_at:
+            at.one(now)
+            next_at += 1.0 / rate
+            if now - next_at > 1:	# fell behind: no burst to catch up
+                next_at = now
+    # drain what is still queued, then the last counts
+    while select.select([cap], [], [], 0.3)[0]:
+        try:
+            pkt, addr = cap.recvfrom(256)
+        except BlockingIOError:
+            break
+        at.seen(addr[0], pkt, time.time())
     drops = struct.unpack("II", cap.getsockopt(263, 6, 8))[1]
     text = {}
     for i, (forged, other) in at.log.items():
