@@ -402,8 +402,9 @@ class Attack:
         m.seen = now
         if present:
             m.ranges = (m.ranges + [(off, off + present, now)])[-32:]
-        # a few requests acknowledged half-way, for certain: the client
-        # frees their data, and the server can never have them whole
+        # a few requests acknowledged while their DATA goes by: if bytes
+        # of one are still to be sent, the client frees them, and the
+        # server can never have it whole
         if flags & F_REQUEST and off and off + plen < msg_len and \
            self.kinds.get("ack_midway", 0) < 5 and key not in self.lethal:
             self.send("ack_midway", dst, src,

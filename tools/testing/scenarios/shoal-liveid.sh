@@ -11,9 +11,10 @@
 # RESPONSE, length, the ranges that went by) and injects forged packets
 # that name them, from the peer's address (raw IPv4): CREDIT and RESEND
 # inside, at and past the end and with huge words, BUSY, UNKNOWN with
-# any errno, ACK of unfinished messages (and of five requests half-way,
-# for certain: before the fix of shoal_in_rcv() such an RPC hung for
-# ever, client and server keeping each other alive), ABORT both ways,
+# any errno, ACK of unfinished messages (and of five requests as soon as
+# DATA from their middle goes by: before the fix of shoal_in_rcv() a
+# request acknowledged half-way hung for ever, client and server keeping
+# each other alive), ABORT both ways,
 # GRT, returned (BOUNCED) headers of bytes sent and not, CREDIT_REQ, DATA
 # with another msg_len, out of range, with no payload_len, with more
 # payload than it says, trimmed, overlapping bytes that arrived, with a
