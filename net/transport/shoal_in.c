@@ -411,10 +411,16 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			       SHOAL_T_ACK, 0, q);
 		goto drop;
 	}
-	if (!m && probe) {
+	if (probe) {
 		/* a client asks after a request this socket never took (it
-		 * is not the one that did): no response will come
+		 * is not the one that did), or after one it has only part
+		 * of: the client was told the request arrived (a forged
+		 * ACK) and keeps none of its bytes, so it never will.  No
+		 * response will come.  Taking the probe as a sign of life
+		 * kept both ends waiting for each other forever.
 		 */
+		if (m)
+			shoal_imsg_free(ss, m);
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
 		shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
 			       ECONNRESET, q);
