@@ -9,10 +9,12 @@
 # (the driver's -n); every call must return what it may, the paths the
 # driver names must be reached, messages read must be intact and read
 # once, and shoal.ko's objects must be back to 0 once it closed its
-# sockets.  Two runs of SOCKFUZZ_OPS (3000) calls: a fixed seed, in a
+# sockets.  Two runs of SOCKFUZZ_OPS (5000) calls: a fixed seed, in a
 # memory cgroup (so that SO_RESERVE_MEM and the cgroup's socket charges
-# are exercised), and a seed from the clock, printed (SOCKFUZZ_SEEDS
-# replaces both).  Then every object count, sird_peers too, is 0 once
+# are exercised), and a seed from the clock, printed, with a second
+# thread making calls on the same sockets at once (the driver's -t).
+# SOCKFUZZ_SEEDS replaces the seeds: odd runs are the first kind, even
+# runs the second.  Then every object count, sird_peers too, is 0 once
 # the namespaces are gone, no Shoal socket is left
 # (/proc/net/protocols) and the module unloads.
 # shellcheck source-path=SCRIPTDIR
@@ -25,7 +27,7 @@ source "$HERE/../lib/topo.sh"
 source "$HERE/../lib/shoal.sh"
 
 BIN=$TREE/build/selftests/shoal_sockfuzz
-OPS=${SOCKFUZZ_OPS:-3000}
+OPS=${SOCKFUZZ_OPS:-5000}
 SEEDS=${SOCKFUZZ_SEEDS:-"24005 $(($(date +%s) % 1000000))"}
 CG_ROOT=/sys/fs/cgroup
 CG=
@@ -55,16 +57,19 @@ for seed in $SEEDS; do
 	run=$((run + 1))
 	where=
 	cg=
-	if [ "$run" = 1 ] && [ -n "$CG" ]; then
+	opts=(-n)
+	if [ $((run % 2)) = 0 ]; then
+		opts+=(-t)
+		where=" with a second thread"
+	elif [ -n "$CG" ]; then
 		cg=$CG
 		where=" in a memory cgroup"
 	fi
-	echo "# run $run: seed $seed, $OPS operations$where" \
-		"(again: SOCKFUZZ_SEEDS=$seed make check T=shoal-sockfuzz)"
+	echo "# run $run: seed $seed, $OPS operations$where"
 	start=$SECONDS
 	# the driver's own TAP goes into its log, its verdict is one line here
 	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' \
-		sh "$cg" "$BIN" -n "$OPS" "$seed" >"$TOPO_TMP/run$run.log" 2>&1
+		sh "$cg" "$BIN" "${opts[@]}" "$OPS" "$seed" >"$TOPO_TMP/run$run.log" 2>&1
 	status=$?
 	sed 's/^/# /' "$TOPO_TMP/run$run.log"
 	grep -E '^not ok' "$TOPO_TMP/run$run.log" | sed 's/^not ok [0-9]* - /# FAILED: /'

@@ -3,11 +3,12 @@
  * shoal_sockfuzz: random sequences of socket calls with random arguments
  * on shoal.ko's sockets (include/uapi/linux/shoal.h).
  *
- *	shoal_sockfuzz [-n] [OPS [SEED]]
+ *	shoal_sockfuzz [-n] [-t] [OPS [SEED]]
  *
- * OPS calls (default 3000) from SEED (default: one from the clock,
+ * OPS calls (default 5000) from SEED (default: one from the clock,
  * printed first).  With -n it runs in a network namespace of its own
- * with lo up (root), so that nothing else shares its ports.
+ * with lo up (root), so that nothing else shares its ports; with -t a
+ * second thread makes calls on the same sockets at once (chaos()).
  *
  * A pool of up to POOL descriptors of SIRD and PL2 sockets, IPv4 and
  * IPv6, takes random calls: socket, bind, connect, listen/accept,
@@ -50,6 +51,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -239,25 +241,30 @@ static void e_late(struct expect *e, const char *what, ...)
 /* ---- the run ---- */
 
 static unsigned long long seed;
+static bool chaos_on;
 static unsigned long op_idx, nops;
 static unsigned long failures;
 static int proto_num[2] = { IPPROTO_SIRD, IPPROTO_PL2 };
 static const char *const proto_name[2] = { "sird", "pl2" };
 static unsigned long max_msg_len = 32 << 20;
 
+static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void fail(const char *fmt, ...)
 {
 	va_list ap;
 
+	pthread_mutex_lock(&out_lock);
 	failures++;
-	if (failures > MAX_FAIL_LINES)
-		return;
-	printf("# FAIL seed %llu op %lu: ", seed, op_idx);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
+	if (failures <= MAX_FAIL_LINES) {
+		printf("# FAIL seed %llu op %lu: ", seed, op_idx);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		printf("\n");
+		fflush(stdout);
+	}
+	pthread_mutex_unlock(&out_lock);
 }
 
 static const char *ename(int e)
@@ -332,15 +339,6 @@ struct fsock {			/* one socket, under one or more descriptors */
 	unsigned long sends_ok, reads_ok, errq_reads;
 };
 
-static struct fsock socks[POOL];
-static struct { int fd, s; } slots[POOL];
-
-/* what flowed */
-static unsigned long n_peer_sends, n_verified, n_trunc, n_short,
-	n_errq, n_errq_by[4], n_lost_fault, n_rpc_resp, n_poll_in;
-static uint8_t *seq_state;	/* 1 sent, 2 read */
-static uint32_t next_seq = 1;
-
 /* requests read, to answer */
 #define NREQ 8
 static struct {
@@ -351,6 +349,15 @@ static struct {
 	bool valid;
 } reqs[NREQ];
 
+static struct fsock socks[POOL];
+static struct { int fd, s; } slots[POOL];
+
+/* what flowed */
+static unsigned long n_peer_sends, n_verified, n_trunc, n_short,
+	n_errq, n_errq_by[4], n_lost_fault, n_req_read, n_rpc_resp, n_poll_in;
+static uint8_t *seq_state;	/* 1 sent, 2 read */
+static uint32_t next_seq = 1;
+
 /* buffers */
 static char *sendbuf, *recvbuf, *ctlbuf, *none_page, *edge_page;
 static long page;
@@ -360,9 +367,12 @@ static long page;
 /* A bad pointer, and whether access_ok() refuses it at once (a kernel
  * address) or only the copy faults (user addresses)
  */
+static size_t bad_room;		/* bytes readable at the last edge pointer */
+
 static void *bad_ptr(bool *kernel, const char **what)
 {
 	*kernel = false;
+	bad_room = 0;
 	switch (rn(5)) {
 	case 0:
 		*what = "NULL";
@@ -379,7 +389,8 @@ static void *bad_ptr(bool *kernel, const char **what)
 		return KERNEL_PTR;
 	default:
 		*what = "edge";
-		return edge_page + page - 1 - rn(8);
+		bad_room = 1 + rn(8);
+		return edge_page + page - bad_room;
 	}
 }
 
@@ -429,8 +440,14 @@ static void slot_close(int sl)
 {
 	struct fsock *so = &socks[slots[sl].s];
 
-	if (--so->refs == 0)
+	int i;
+
+	if (--so->refs == 0) {
 		so->port = 0;
+		for (i = 0; i < NREQ; i++)	/* its requests are gone */
+			if (reqs[i].s == slots[sl].s)
+				reqs[i].valid = false;
+	}
 	slots[sl].fd = -1;
 	slots[sl].s = -1;
 }
@@ -566,7 +583,8 @@ static void op_socket(void)
 	if (chance(30))
 		type |= SOCK_CLOEXEC;
 	e_init(&e, true, ENOMEM, ENOBUFS, 0);
-	switch (rn(12)) {
+	/* a failed socket() runs modprobe twice: not too often */
+	switch (rn(16)) {
 	case 0:
 		type = (type & ~SOCK_DGRAM) | SOCK_STREAM;
 		e_early(&e, "stream", EPROTONOSUPPORT, ESOCKTNOSUPPORT, 0);
@@ -577,7 +595,7 @@ static void op_socket(void)
 			0);
 		break;
 	case 2:
-		type |= 0x100 << rn(8);
+		type |= chance(50) ? 0x100 << rn(3) : 0x1000 << rn(4);
 		e_early(&e, "type flags", EINVAL, 0);
 		break;
 	}
@@ -605,16 +623,18 @@ static void op_close(int sl)
 {
 	struct expect e;
 	char call[64];
+	int r;
 
 	e_init(&e, true, 0);
 	snprintf(call, sizeof(call), "close(%d)", slots[sl].fd);
-	judge(K_CLOSE, close(slots[sl].fd), errno, &e, call);
+	r = close(slots[sl].fd);
+	judge(K_CLOSE, r, errno, &e, call);
 	slot_close(sl);
 }
 
 static void op_dup(int sl)
 {
-	int to = free_slot(), fd;
+	int to = free_slot(), fd, fd2;
 	struct expect e;
 	char call[64];
 
@@ -632,7 +652,8 @@ static void op_dup(int sl)
 	/* the socket lives on in its copy */
 	e_init(&e, true, 0);
 	snprintf(call, sizeof(call), "close(%d) after dup", slots[sl].fd);
-	judge(K_CLOSE, close(slots[sl].fd), errno, &e, call);
+	fd2 = close(slots[sl].fd);
+	judge(K_CLOSE, fd2, errno, &e, call);
 	slots[sl].fd = fd;
 }
 
@@ -650,7 +671,7 @@ static void *addr_arg(struct expect *e, struct addr *a, int fam,
 
 	*len = a->len;
 	min = a->ss.ss_family == AF_INET ? sizeof(struct sockaddr_in) : 24;
-	switch (rn(14)) {
+	switch (chance(25) ? rn(7) : 7) {
 	case 0:
 		*len = rn(2);
 		e_early(e, "addrlen<2", for_send ? EDESTADDRREQ : EINVAL, 0);
@@ -669,7 +690,9 @@ static void *addr_arg(struct expect *e, struct addr *a, int fam,
 		return a;	/* longer than the family's: fine */
 	case 4:
 		*len = a->len ? a->len : 16;
-		e_early(e, "bad addr ptr", EFAULT, 0);
+		/* a send's NULL name is no name */
+		e_early(e, "bad addr ptr", EFAULT, for_send ? EDESTADDRREQ : 0,
+			0);
 		return bad_ptr(&kernel, &what);
 	case 5:
 		a->ss.ss_family = (sa_family_t[]){ AF_UNSPEC, AF_UNIX,
@@ -691,17 +714,38 @@ static void *addr_arg(struct expect *e, struct addr *a, int fam,
 
 static void op_bind(int sl)
 {
-	struct fsock *so = &socks[slots[sl].s];
-	int fam = so->family, port, r;
+	struct fsock *so;
+	int fam, port, r, i;
 	struct expect e;
 	struct addr a;
 	char call[160];
 	socklen_t len;
 	void *p;
 
-	switch (rn(6)) {
+	/* most sockets took a port with their first send: an unbound one,
+	 * if there is one, more often than not
+	 */
+	for (i = 0, r = rn(POOL); i < POOL && chance(70); i++)
+		if (slots[(r + i) % POOL].fd >= 0 &&
+		    !socks[slots[(r + i) % POOL].s].port) {
+			sl = (r + i) % POOL;
+			break;
+		}
+	so = &socks[slots[sl].s];
+	fam = so->family;
+	switch (rn(7)) {
 	case 0:
 		port = 0;
+		break;
+	case 6:
+		/* another socket's, if one has one of PORT_BASE's */
+		port = PORT_BASE + rn(PORT_SPAN);
+		for (i = 0, r = rn(POOL); i < POOL; i++)
+			if (socks[(r + i) % POOL].refs &&
+			    socks[(r + i) % POOL].port) {
+				port = socks[(r + i) % POOL].port;
+				break;
+			}
 		break;
 	case 1:
 		port = 900 + rn(124);	/* root may */
@@ -759,15 +803,35 @@ static void op_connect(int sl)
 	void *p;
 	int r;
 
+	const char *what;
+	bool kernel;
+
 	addr_loop(&a, so->family, so->family, PORT_BASE + rn(PORT_SPAN));
 	e_init(&e, false, 0);
-	p = addr_arg(&e, &a, so->family, &len, false, false);
 	/* sock_no_connect(): whatever the address, once it is read */
 	e_late(&e, "connect", EOPNOTSUPP, 0);
-	if (chance(10)) {
+	p = &a;
+	len = a.len;
+	switch (rn(8)) {
+	case 0:
 		((struct sockaddr *)&a.ss)->sa_family = AF_UNSPEC;
-		p = &a;
-		len = sizeof(struct sockaddr);
+		break;
+	case 1:
+		len = rn(a.len);	/* short: not looked at */
+		break;
+	case 2:
+		len = sizeof(struct sockaddr_storage) + 1 + rn(64);
+		e_early(&e, "addrlen>128", EINVAL, 0);
+		break;
+	case 3:
+		len = -1 - rn(10);
+		e_early(&e, "negative addrlen", EINVAL, 0);
+		break;
+	case 4:
+		p = bad_ptr(&kernel, &what);
+		if (len > bad_room)
+			e_early(&e, "bad addr ptr", EFAULT, 0);
+		break;
 	}
 	snprintf(call, sizeof(call), "connect(%d, len %d)", slots[sl].fd,
 		 (int)len);
@@ -823,9 +887,7 @@ static void op_getname(int sl)
 	int r, want;
 
 	e_init(&e, true, 0);
-	if (peer)
-		e_late(&e, "not connected", ENOTCONN, 0);
-	switch (rn(8)) {
+	switch (peer ? 8 : rn(8)) {
 	case 0:
 		len = rn(8);	/* truncated: the full length comes back */
 		break;
@@ -835,12 +897,18 @@ static void op_getname(int sl)
 		break;
 	case 2:
 		lp = bad_ptr(&kernel, &what);
+		if (bad_room)
+			lp = (socklen_t *)(edge_page + page - 2);
 		e_early(&e, "bad len ptr", EFAULT, 0);
 		break;
+	case 8:
+		/* inet_getname() refuses before anything is read */
+		if (chance(30))
+			lp = bad_ptr(&kernel, &what);
+		e_early(&e, "not connected", ENOTCONN, 0);
+		break;
 	case 3:
-		p = bad_ptr(&kernel, &what);
-		if (what[0] == 'e')	/* edge: the first bytes are there */
-			break;
+		p = bad_ptr(&kernel, &what);	/* no room for a name */
 		e_late(&e, "bad addr ptr", EFAULT, 0);
 		break;
 	}
@@ -945,7 +1013,19 @@ static void op_setsockopt(int sl)
 	do {
 		name = level == SOL_SHOAL ? (int)rn(4) : (int)rn(80);
 	} while (opt_skip(level, name));
+	/* the socket options a Shoal socket acts on, more often */
+	if (level == SOL_SOCKET && chance(40))
+		name = (int[]){ SO_RCVBUF, SO_SNDBUF, SO_RCVBUFFORCE,
+			SO_SNDBUFFORCE, SO_RESERVE_MEM, SO_TIMESTAMP_OLD,
+			SO_TIMESTAMPNS_OLD, SO_TIMESTAMP_NEW, SO_TIMESTAMPNS_NEW,
+			SO_TIMESTAMPING_OLD, SO_RCVTIMEO_OLD, SO_SNDTIMEO_OLD,
+			SO_RCVLOWAT, SO_PEEK_OFF, SO_ZEROCOPY,
+			SO_BINDTODEVICE }[rn(16)];
+	if (level == SOL_IPV6 && chance(20))
+		name = IPV6_V6ONLY;
 	len = opt_len();
+	if (chance(50))
+		len = sizeof(int);
 	p = ctlbuf;
 	v = opt_value();
 	memset(p, 0, 4096);
@@ -1048,10 +1128,13 @@ static void op_getsockopt(int sl)
 			EOPNOTSUPP, 0);
 	} else if (lp != &len) {
 		e_early(&e, "bad optlen ptr", EFAULT, 0);
-	} else if ((int)len < 0) {
+	} else if ((int)len < 0 && level != SOL_IPV6) {
+		/* ipv6_getsockopt() leaves it to each option, and most
+		 * take it for a large one (as for UDPv6)
+		 */
 		e_early(&e, "negative optlen", EINVAL, 0);
 	} else if (level == SOL_SHOAL) {
-		if (p != ctlbuf && len)
+		if (p != ctlbuf && len > (socklen_t)bad_room)
 			e_early(&e, "bad optval", EFAULT, 0);
 	} else {
 		opt_generic(&e);
@@ -1064,7 +1147,7 @@ static void op_getsockopt(int sl)
 	r = getsockopt(slots[sl].fd, level, name, p, lp);
 	if (!judge(K_GETSOCKOPT, r, errno, &e, call) || r || lp != &len)
 		return;
-	if (len > given)
+	if ((int)given >= 0 && len > given)
 		fail("%s: returned length %u > %u", call, len, given);
 	if (level == SOL_SHOAL) {
 		if (len != (given < sizeof(struct shoal_sock_stats) ? given :
@@ -1144,11 +1227,12 @@ static void op_send(int sl, bool use_sendto)
 	socklen_t namelen;
 	bool kernel, with_args = false;
 	ssize_t r;
+	int err;
 
 	e_init(&e, true, EAGAIN, ENOMEM, 0);
 	send_dest(so, &a, &peer);
 	/* a response to a request read, now and then */
-	if (!use_sendto && chance(30)) {
+	if (!use_sendto && chance(60)) {
 		for (i = 0; i < NREQ; i++)
 			if (reqs[i].valid && reqs[i].s == slots[sl].s)
 				break;
@@ -1204,11 +1288,8 @@ static void op_send(int sl, bool use_sendto)
 			(int)(1u << rn(31)) }[rn(13)];
 
 		flags |= bad;
-		if (bad == MSG_SPLICE_PAGES && !use_sendto)
-			;	/* the syscall drops it */
-		else if (bad & ~(send_ok_flags | MSG_SPLICE_PAGES))
-			e_early(&e, "send flag", EOPNOTSUPP, 0);
-		else if (bad == MSG_SPLICE_PAGES)
+		/* the syscalls drop MSG_SPLICE_PAGES, kernel-internal */
+		if (bad & ~(send_ok_flags | MSG_SPLICE_PAGES))
 			e_early(&e, "send flag", EOPNOTSUPP, 0);
 	}
 	if (chance(2)) {
@@ -1238,7 +1319,7 @@ static void op_send(int sl, bool use_sendto)
 		c->cmsg_level = SOL_SHOAL;
 		c->cmsg_type = SHOAL_CMSG_SEND;
 		c->cmsg_len = CMSG_LEN(sizeof(args));
-		switch (rn(16)) {
+		switch (rn(30)) {
 		case 0:
 			c->cmsg_level = (int[]){ SOL_SOCKET, SOL_IP, SOL_IPV6,
 				SOL_UDP }[rn(4)];
@@ -1318,7 +1399,10 @@ static void op_send(int sl, bool use_sendto)
 	}
 	if (chance(6)) {
 		buf = bad_ptr(&kernel, &what);
-		if (len && kernel)
+		if (len <= bad_room) {	/* it fits: a good buffer */
+			buf = sendbuf;
+			what = "";
+		} else if (len && kernel)
 			e_early(&e, "bad buffer", EFAULT, 0);
 		else if (len)
 			e_late(&e, "bad buffer", EFAULT, 0);
@@ -1367,11 +1451,12 @@ static void op_send(int sl, bool use_sendto)
 		m.msg_controllen = ctllen;
 		r = sendmsg(slots[sl].fd, &m, flags);
 	}
+	err = errno;
 	if (!so->port)
 		refresh_port(sl);	/* a send may take one */
-	if (ri >= 0 && (r >= 0 || errno != EAGAIN))
+	if (ri >= 0 && (r >= 0 || err != EAGAIN))
 		reqs[ri].valid = false;
-	if (!judge(use_sendto ? K_SENDTO : K_SENDMSG, r, errno, &e, call) ||
+	if (!judge(use_sendto ? K_SENDTO : K_SENDMSG, r, err, &e, call) ||
 	    r < 0)
 		return;
 	if ((size_t)r != len) {
@@ -1398,40 +1483,51 @@ static const int recv_ok_flags = MSG_DONTWAIT | MSG_TRUNC | MSG_ERRQUEUE |
 	MSG_WAITALL | MSG_CMSG_CLOEXEC;
 
 /* Check what recvmsg() returned into @buf (@blen bytes asked, @n
- * returned) of a message from @from
+ * returned; @mflags its msg_flags, -1 when recvfrom() does not say) of a
+ * message from @from (NULL: not known)
  */
 static void recv_verify(int sl, const char *call, const char *buf,
 			size_t blen, ssize_t n, int rflags, int mflags,
-			const struct sockaddr_storage *from, socklen_t fromlen,
+			const struct sockaddr_storage *from,
 			const struct shoal_recv_info *info)
 {
 	struct fsock *so = &socks[slots[sl].s];
 	size_t got = (size_t)n < blen ? (size_t)n : blen, i;
 	uint32_t seq = 0, mlen, ports, flags;
+	bool whole, trunc_known = mflags != -1;
 	uint64_t reply_to;
 
 	so->reads_ok++;
-	if (n < 1 || (!(rflags & MSG_TRUNC) && (size_t)n > blen)) {
+	if (n < (blen ? 1 : 0) || (!(rflags & MSG_TRUNC) && (size_t)n > blen)) {
 		fail("%s: returned %zd for a buffer of %zu", call, n, blen);
 		return;
 	}
-	if (!!(mflags & MSG_TRUNC) != ((rflags & MSG_TRUNC) ? (size_t)n > blen :
-				       false) && !(mflags & MSG_TRUNC))
-		fail("%s: MSG_TRUNC not in msg_flags", call);
-	if (mflags & MSG_TRUNC)
+	/* with MSG_TRUNC asked, n is the message's length */
+	if ((rflags & MSG_TRUNC) && trunc_known &&
+	    !!(mflags & MSG_TRUNC) != ((size_t)n > blen))
+		fail("%s: %zd bytes into %zu, msg_flags %#x", call, n, blen,
+		     mflags);
+	if (!(rflags & MSG_TRUNC) && trunc_known && (size_t)n < blen &&
+	    (mflags & MSG_TRUNC))
+		fail("%s: MSG_TRUNC for a message that fit", call);
+	if (trunc_known && (mflags & MSG_TRUNC))
 		n_trunc++;
-	if (from && fromlen && from->ss_family != so->family)
+	if (from && from->ss_family != so->family)
 		fail("%s: msg_name family %d on a %d socket", call,
 		     from->ss_family, so->family);
 	if (info && (!info->id || info->error || info->flags > 2))
 		fail("%s: SHOAL_CMSG_RECV id %#llx flags %u error %d", call,
 		     (unsigned long long)info->id, info->flags, info->error);
 	if (got < HDR) {
-		/* a short message, or the start of one: a pattern of seq
-		 * 0 only if the whole message is shorter than a header
+		/* the whole message, if it is known to be whole, is a
+		 * short one: a pattern of seq 0
 		 */
-		if (buf && ((rflags & MSG_TRUNC) ? (size_t)n : got) < HDR &&
-		    !(mflags & MSG_TRUNC))
+		if (rflags & MSG_TRUNC)
+			whole = (size_t)n <= blen;
+		else
+			whole = (size_t)n < blen ||
+				(trunc_known && !(mflags & MSG_TRUNC));
+		if (buf && whole)
 			for (i = 0; i < got; i++)
 				if ((uint8_t)buf[i] != pat(0, i)) {
 					fail("%s: short message byte %zu", call,
@@ -1453,7 +1549,7 @@ static void recv_verify(int sl, const char *call, const char *buf,
 	if (mlen < HDR || mlen > BUF_MAX ||
 	    ((rflags & MSG_TRUNC) ? (size_t)n != mlen :
 	     (size_t)n != (mlen < blen ? mlen : blen)) ||
-	    !!(mflags & MSG_TRUNC) != (mlen > blen))
+	    (trunc_known && !!(mflags & MSG_TRUNC) != (mlen > blen)))
 		fail("%s: message of %u bytes returned %zd, msg_flags %#x",
 		     call, mlen, n, mflags);
 	for (i = HDR; i < got && i < mlen; i++)
@@ -1466,7 +1562,7 @@ static void recv_verify(int sl, const char *call, const char *buf,
 	if ((ports & 0xffff) && so->port && (int)(ports & 0xffff) != so->port)
 		fail("%s: message seq %u for port %u read on port %d", call,
 		     seq, ports & 0xffff, so->port);
-	if ((ports >> 16) && from && fromlen >= sizeof(struct sockaddr_in) &&
+	if ((ports >> 16) && from &&
 	    ntohs(((struct sockaddr_in *)from)->sin_port) != ports >> 16)
 		fail("%s: message seq %u from port %u says port %u", call,
 		     seq, ntohs(((struct sockaddr_in *)from)->sin_port),
@@ -1491,6 +1587,7 @@ static void remember_request(int sl, const struct sockaddr_storage *from,
 {
 	int i = rn(NREQ);
 
+	n_req_read++;
 	reqs[i].s = slots[sl].s;
 	memcpy(&reqs[i].from, from, sizeof(*from));
 	reqs[i].fromlen = fromlen;
@@ -1510,16 +1607,18 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	int flags = 0, niov = 1, i;
 	size_t blen, ctllen = CMSG_SPACE(sizeof(info)) + 64;
 	void *buf = recvbuf, *name = &from, *ctl = ctlbuf;
+	bool kernel = false, buf_kernel = false;
+	socklen_t name_given;
 	struct cmsghdr *c;
 	struct msghdr m;
 	struct expect e;
 	char call[256];
-	bool kernel;
 	ssize_t r;
+	int err;
 
 	e_init(&e, true, EAGAIN, 0);
-	if (forced)
-		e_init(&e, true, 0);
+	if (forced)	/* unless the other thread read it first */
+		e_init(&e, true, chaos_on ? EAGAIN : 0, 0);
 	if (!so->nonblock || chance(50))
 		flags |= MSG_DONTWAIT;
 	if (forced == POLLERR || (!forced && chance(15)))
@@ -1549,12 +1648,12 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		blen = (size_t[]){ 0, 1, 7, 16, 31, 32, 33, 100, 4096,
 			65536 }[rn(10)];
 	if (!forced && chance(6)) {
-		buf = bad_ptr(&kernel, &what);
+		buf = bad_ptr(&buf_kernel, &what);
 		if (!blen)
 			blen = 1 + rn(4096);
-		if (what[0] == 'e')
-			blen = 64;	/* runs into the unmapped page */
-		if (kernel)
+		if (bad_room)	/* a message that fits is read */
+			eset_add(&e.base, EFAULT);
+		else if (buf_kernel)
 			e_early(&e, "bad buffer", EFAULT, 0);
 		else if (!(flags & MSG_ERRQUEUE))
 			e_late(&e, "bad buffer", EFAULT, 0);
@@ -1582,11 +1681,11 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	if (!forced && chance(20)) {
 		ctllen = rn(2) ? 0 : rn(CMSG_SPACE(sizeof(info)));
 	} else if (!forced && chance(5)) {
+		/* put_cmsg()'s fault is not the call's: the control
+		 * message is lost, the message read
+		 */
 		ctl = bad_ptr(&kernel, &nwhat);
-		if (!kernel)	/* put_cmsg()'s fault is not the call's */
-			eset_add(&e.base, EFAULT);
-		else
-			e_late(&e, "bad control ptr", EFAULT, 0);
+		eset_add(&e.base, EFAULT);
 	}
 	iov[0].iov_base = buf;
 	iov[0].iov_len = blen;
@@ -1611,8 +1710,10 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		 nwhat[0] ? ", bad " : "", nwhat, proto_name[so->pi],
 		 so->family == AF_INET ? "v4" : "v6", so->port);
 	memset(&m, 0, sizeof(m));
+	name_given = fromlen;
 	if (use_recvfrom) {
 		r = recvfrom(slots[sl].fd, buf, blen, flags, name, fromlenp);
+		err = errno;
 		ctllen = 0;
 	} else {
 		m.msg_name = name;
@@ -1622,14 +1723,13 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		m.msg_control = ctl;
 		m.msg_controllen = ctllen;
 		r = recvmsg(slots[sl].fd, &m, flags);
+		err = errno;
 		fromlen = m.msg_namelen;
 	}
-	if (!judge(use_recvfrom ? K_RECVFROM : K_RECVMSG, r, errno, &e,
-		   call)) {
+	if (!judge(use_recvfrom ? K_RECVFROM : K_RECVMSG, r, err, &e, call))
 		return;
-	}
 	if (r < 0) {
-		if (errno == EFAULT && buf != recvbuf && !kernel)
+		if (err == EFAULT && buf != recvbuf && !buf_kernel)
 			n_lost_fault++;
 		return;
 	}
@@ -1670,15 +1770,13 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 			n_errq_by[i]++;
 		return;
 	}
-	if (fromlen > sizeof(from))
-		fromlen = 0;	/* cut */
+	/* the sender, if the whole name came back */
+	if (!fromlen || name_given < fromlen)
+		fromlen = 0;
 	recv_verify(sl, call, buf == recvbuf ? recvbuf : NULL, blen, r, flags,
-		    use_recvfrom ? ((flags & MSG_TRUNC) && (size_t)r > blen ?
-				    MSG_TRUNC : 0) : m.msg_flags,
-		    name == &from && fromlen ? &from : NULL,
-		    name == &from ? fromlen : 0, infop);
-	if (infop && info.flags == SHOAL_MSG_REQUEST && name == &from &&
-	    fromlen)
+		    use_recvfrom ? -1 : m.msg_flags, fromlen ? &from : NULL,
+		    infop);
+	if (infop && info.flags == SHOAL_MSG_REQUEST && fromlen)
 		remember_request(sl, &from, fromlen, info.id);
 }
 
@@ -1840,12 +1938,107 @@ static void op_shutdown(int sl)
 {
 	struct expect e;
 	char call[64];
-	int how = (int[]){ SHUT_RD, SHUT_WR, SHUT_RDWR, 3, -1 }[rn(5)];
+	int how = (int[]){ SHUT_RD, SHUT_WR, SHUT_RDWR, 3, -1 }[rn(5)], r;
 
 	e_init(&e, false, 0);
 	e_late(&e, "shutdown", EOPNOTSUPP, 0);
 	snprintf(call, sizeof(call), "shutdown(%d, %d)", slots[sl].fd, how);
-	judge(K_SHUTDOWN, shutdown(slots[sl].fd, how), errno, &e, call);
+	r = shutdown(slots[sl].fd, how);
+	judge(K_SHUTDOWN, r, errno, &e, call);
+}
+
+/* ---- a second thread ----
+ *
+ * With -t, a second thread makes calls on the pool's descriptors at the
+ * same time: non-blocking receives (it takes messages the first thread
+ * would have read), SO_RCVBUF, SO_SNDBUF and SO_RESERVE_MEM (which own
+ * the socket while packets arrive), SHOAL_SOCK_STATS, poll(), and dup()
+ * and close() of a copy.  It never sends nor binds, so the first
+ * thread's predictions hold (but a message poll() saw may be gone).
+ * The descriptor it picks may be closed meanwhile, or be another
+ * socket's by then: EBADF and ENOTSOCK are expected too.
+ */
+static volatile bool chaos_stop;
+static unsigned long chaos_calls, chaos_ok, chaos_msgs;
+
+static void *chaos(void *arg)
+{
+	static char buf[70000], ctl[256];
+	uint64_t x = seed * 7919 + 1;
+	struct shoal_sock_stats st;
+	struct pollfd pfd[POOL];
+	struct iovec iov;
+	struct msghdr m;
+	socklen_t len;
+	int fd, v, r, err, i, n;
+
+	(void)arg;
+	while (!chaos_stop) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		fd = slots[x % POOL].fd;
+		if (fd < 0) {
+			usleep(100);
+			continue;
+		}
+		switch ((x >> 8) % 8) {
+		case 0: case 1: case 2:
+			iov.iov_base = buf;
+			iov.iov_len = (x >> 16) % 2 ? sizeof(buf) : 16;
+			memset(&m, 0, sizeof(m));
+			m.msg_iov = &iov;
+			m.msg_iovlen = 1;
+			m.msg_control = ctl;
+			m.msg_controllen = sizeof(ctl);
+			r = recvmsg(fd, &m, MSG_DONTWAIT);
+			err = errno;
+			if (r >= 0)
+				chaos_msgs++;
+			break;
+		case 3:
+			v = (int[]){ 0, 4096, 65536, 1 << 20, 4 << 20 }[(x >> 16) % 5];
+			r = setsockopt(fd, SOL_SOCKET, (int[]){ SO_RCVBUF,
+				SO_SNDBUF, SO_RESERVE_MEM }[(x >> 24) % 3],
+				&v, sizeof(v));
+			err = errno;
+			break;
+		case 4:
+			len = sizeof(st);
+			r = getsockopt(fd, SOL_SHOAL, SHOAL_SOCK_STATS, &st, &len);
+			err = errno;
+			break;
+		case 5:
+			for (i = 0, n = 0; i < POOL; i++)
+				if (slots[i].fd >= 0) {
+					pfd[n].fd = slots[i].fd;
+					pfd[n++].events = POLLIN | POLLOUT;
+				}
+			r = poll(pfd, n, 0);
+			err = errno;
+			break;
+		default:
+			r = dup(fd);
+			err = errno;
+			if (r >= 0)
+				close(r);
+			break;
+		}
+		chaos_calls++;
+		if (r >= 0) {
+			chaos_ok++;
+			continue;
+		}
+		switch (err) {
+		case EAGAIN: case EBADF: case ENOTSOCK: case ENOPROTOOPT:
+		case EOPNOTSUPP: case ENOMEM: case EINVAL: case EMFILE:
+			break;
+		default:
+			fail("second thread: call %llu on fd %d: %s",
+			     (unsigned long long)(x >> 8) % 8, fd, ename(err));
+		}
+	}
+	return NULL;
 }
 
 /* ---- one operation ---- */
@@ -2026,9 +2219,9 @@ static void summary(void)
 			printf(" other %lu", ks->err[0]);
 		printf("\n");
 	}
-	printf("# messages: %lu sent to sockets of the pool, %lu read and verified (%lu cut short, MSG_TRUNC), %lu read into buffers shorter than a header, %lu lost to a bad buffer, %lu responses to requests read, %lu reads after poll() said POLLIN\n",
+	printf("# messages: %lu sent to sockets of the pool, %lu read and verified (%lu cut short, MSG_TRUNC), %lu read into buffers shorter than a header, %lu lost to a bad buffer, %lu requests read and %lu responses sent, %lu reads after poll() said POLLIN\n",
 	       n_peer_sends, n_verified, n_trunc, n_short, n_lost_fault,
-	       n_rpc_resp, n_poll_in);
+	       n_req_read, n_rpc_resp, n_poll_in);
 	printf("# error reports: %lu (ECONNREFUSED %lu, EMSGSIZE %lu, ETIMEDOUT %lu, ECONNRESET %lu)\n",
 	       n_errq, n_errq_by[0], n_errq_by[1], n_errq_by[2],
 	       n_errq_by[3]);
@@ -2072,17 +2265,29 @@ int main(int argc, char **argv)
 	unsigned long need;
 	int i, a = 1;
 
+	bool net_own = false;
+	char again[512];
+	pthread_t th;
+
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (a < argc && !strcmp(argv[a], "-n")) {
-		own_netns();
-		a++;
+	for (; a < argc && argv[a][0] == '-'; a++) {
+		if (!strcmp(argv[a], "-n")) {
+			own_netns();
+			net_own = true;
+		} else if (!strcmp(argv[a], "-t")) {
+			chaos_on = true;
+		} else {
+			printf("usage: %s [-n] [-t] [OPS [SEED]]\n", argv[0]);
+			return 2;
+		}
 	}
-	nops = a < argc ? strtoul(argv[a], NULL, 0) : 3000;
+	nops = a < argc ? strtoul(argv[a], NULL, 0) : 5000;
 	seed = a + 1 < argc ? strtoull(argv[a + 1], NULL, 0) :
 		(unsigned long long)time(NULL) % 1000000;
-	printf("# shoal_sockfuzz: seed %llu, %lu operations (again: %s%s %lu %llu)\n",
-	       seed, nops, argv[0], argv[1] && !strcmp(argv[1], "-n") ?
-	       " -n" : "", nops, seed);
+	snprintf(again, sizeof(again), "%s%s%s %lu %llu", argv[0],
+		 net_own ? " -n" : "", chaos_on ? " -t" : "", nops, seed);
+	printf("# shoal_sockfuzz: seed %llu, %lu operations%s (again: %s)\n",
+	       seed, nops, chaos_on ? ", a second thread" : "", again);
 	rs = seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
 	for (i = 0; i < 8; i++)
 		rnd();
@@ -2115,11 +2320,21 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGALRM, watchdog);
 
+	if (chaos_on && pthread_create(&th, NULL, chaos, NULL)) {
+		printf("Bail out! pthread_create\n");
+		return 1;
+	}
 	for (op_idx = 0; op_idx < nops; op_idx++) {
 		alarm(WATCHDOG_S);
 		one_op();
 	}
 	alarm(WATCHDOG_S);
+	if (chaos_on) {
+		chaos_stop = true;
+		pthread_join(th, NULL);
+		printf("# second thread: %lu calls, %lu succeeded, %lu messages read\n",
+		       chaos_calls, chaos_ok, chaos_msgs);
+	}
 	/* what is still on its way arrives: read it, then close all */
 	usleep(100000);
 	for (i = 0; i < POOL; i++)
@@ -2143,7 +2358,6 @@ int main(int argc, char **argv)
 	verdict_objects();
 	printf("1..%d\n", tap_n);
 	if (failures)
-		printf("# FAIL: seed %llu (again: %s %lu %llu)\n", seed,
-		       argv[0], nops, seed);
+		printf("# FAIL: seed %llu (again: %s)\n", seed, again);
 	return failures || tap_fail ? 1 : 0;
 }
