@@ -117,6 +117,27 @@ static bool chance(unsigned int pct)
 	return rn(100) < pct;
 }
 
+/* one of the @n values at @a */
+static int pick_int(const int *a, unsigned int n)
+{
+	return a[rn(n)];
+}
+
+static uint32_t pick_u32(const uint32_t *a, unsigned int n)
+{
+	return a[rn(n)];
+}
+
+static size_t pick_size(const size_t *a, unsigned int n)
+{
+	return a[rn(n)];
+}
+
+static sa_family_t pick_fam(const sa_family_t *a, unsigned int n)
+{
+	return a[rn(n)];
+}
+
 /* ---- call kinds and their counts ---- */
 
 enum kind {
@@ -695,8 +716,9 @@ static void *addr_arg(struct expect *e, struct addr *a, int fam,
 			0);
 		return bad_ptr(&kernel, &what);
 	case 5:
-		a->ss.ss_family = (sa_family_t[]){ AF_UNSPEC, AF_UNIX,
-			AF_PACKET, AF_NETLINK, 0x7777 }[rn(5)];
+		a->ss.ss_family = pick_fam((const sa_family_t[]){
+			AF_UNSPEC, AF_UNIX,
+			AF_PACKET, AF_NETLINK, 0x7777 }, 5);
 		e_early(e, "wrong family", EAFNOSUPPORT, 0);
 		return a;
 	case 6:
@@ -1015,12 +1037,13 @@ static void op_setsockopt(int sl)
 	} while (opt_skip(level, name));
 	/* the socket options a Shoal socket acts on, more often */
 	if (level == SOL_SOCKET && chance(40))
-		name = (int[]){ SO_RCVBUF, SO_SNDBUF, SO_RCVBUFFORCE,
+		name = pick_int((const int[]){
+			SO_RCVBUF, SO_SNDBUF, SO_RCVBUFFORCE,
 			SO_SNDBUFFORCE, SO_RESERVE_MEM, SO_TIMESTAMP_OLD,
 			SO_TIMESTAMPNS_OLD, SO_TIMESTAMP_NEW, SO_TIMESTAMPNS_NEW,
 			SO_TIMESTAMPING_OLD, SO_RCVTIMEO_OLD, SO_SNDTIMEO_OLD,
 			SO_RCVLOWAT, SO_PEEK_OFF, SO_ZEROCOPY,
-			SO_BINDTODEVICE }[rn(16)];
+			SO_BINDTODEVICE }, 16);
 	if (level == SOL_IPV6 && chance(20))
 		name = IPV6_V6ONLY;
 	len = opt_len();
@@ -1099,8 +1122,9 @@ static void op_getsockopt(int sl)
 	if (level == SOL_SHOAL && chance(70))
 		name = SHOAL_SOCK_STATS;
 	if (level == SOL_SOCKET && chance(30))
-		name = (int[]){ SO_TYPE, SO_PROTOCOL, SO_DOMAIN, SO_ERROR,
-			SO_RCVBUF, SO_SNDBUF }[rn(6)];
+		name = pick_int((const int[]){
+			SO_TYPE, SO_PROTOCOL, SO_DOMAIN, SO_ERROR,
+			SO_RCVBUF, SO_SNDBUF }, 6);
 	len = opt_len();
 	if (level == SOL_SHOAL && chance(50))
 		len = sizeof(struct shoal_sock_stats) - 8 + rn(24);
@@ -1282,10 +1306,11 @@ static void op_send(int sl, bool use_sendto)
 	if (chance(20))
 		flags |= rn(2) ? MSG_NOSIGNAL : MSG_EOR;
 	if (chance(8)) {
-		int bad = (int[]){ MSG_OOB, MSG_PEEK, MSG_DONTROUTE, MSG_MORE,
+		int bad = pick_int((const int[]){
+			MSG_OOB, MSG_PEEK, MSG_DONTROUTE, MSG_MORE,
 			MSG_CONFIRM, MSG_PROBE, MSG_FASTOPEN, MSG_ZEROCOPY,
 			MSG_TRUNC, MSG_ERRQUEUE, MSG_WAITALL, MSG_BATCH,
-			(int)(1u << rn(31)) }[rn(13)];
+			(int)(1u << rn(31)) }, 13);
 
 		flags |= bad;
 		/* the syscalls drop MSG_SPLICE_PAGES, kernel-internal */
@@ -1307,8 +1332,9 @@ static void op_send(int sl, bool use_sendto)
 			args.flags = SHOAL_MSG_RESPONSE;
 			args.reply_to = reqs[ri].id;
 		} else {
-			args.flags = (uint32_t[]){ 0, SHOAL_MSG_REQUEST,
-				SHOAL_MSG_RESPONSE }[rn(3)];
+			args.flags = pick_u32((const uint32_t[]){
+				0, SHOAL_MSG_REQUEST,
+				SHOAL_MSG_RESPONSE }, 3);
 			if (args.flags == SHOAL_MSG_RESPONSE)
 				args.reply_to = rnd();
 		}
@@ -1321,8 +1347,9 @@ static void op_send(int sl, bool use_sendto)
 		c->cmsg_len = CMSG_LEN(sizeof(args));
 		switch (rn(30)) {
 		case 0:
-			c->cmsg_level = (int[]){ SOL_SOCKET, SOL_IP, SOL_IPV6,
-				SOL_UDP }[rn(4)];
+			c->cmsg_level = pick_int((const int[]){
+				SOL_SOCKET, SOL_IP, SOL_IPV6,
+				SOL_UDP }, 4);
 			if (c->cmsg_level == SOL_SOCKET)
 				c->cmsg_type = SCM_RIGHTS;
 			e_early(&e, "cmsg level", EINVAL, 0);
@@ -1479,6 +1506,10 @@ static void op_send(int sl, bool use_sendto)
 
 /* ---- receiving ---- */
 
+static const int errq_errs[4] = {
+	ECONNREFUSED, EMSGSIZE, ETIMEDOUT, ECONNRESET
+};
+
 static const int recv_ok_flags = MSG_DONTWAIT | MSG_TRUNC | MSG_ERRQUEUE |
 	MSG_WAITALL | MSG_CMSG_CLOEXEC;
 
@@ -1628,9 +1659,10 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	if (!forced && chance(5))
 		flags |= chance(50) ? MSG_WAITALL : MSG_CMSG_CLOEXEC;
 	if (!forced && chance(8)) {
-		int bad = (int[]){ MSG_PEEK, MSG_OOB, MSG_DONTROUTE,
+		int bad = pick_int((const int[]){
+			MSG_PEEK, MSG_OOB, MSG_DONTROUTE,
 			MSG_NOSIGNAL, MSG_EOR, MSG_MORE, MSG_CONFIRM,
-			(int)(1u << rn(31)) }[rn(8)];
+			(int)(1u << rn(31)) }, 8);
 
 		flags |= bad;
 		if ((bad & ~(recv_ok_flags | MSG_CMSG_COMPAT)) ||
@@ -1645,8 +1677,9 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	}
 	blen = BUF_MAX;
 	if (!forced && chance(30))
-		blen = (size_t[]){ 0, 1, 7, 16, 31, 32, 33, 100, 4096,
-			65536 }[rn(10)];
+		blen = pick_size((const size_t[]){
+			0, 1, 7, 16, 31, 32, 33, 100, 4096,
+			65536 }, 10);
 	if (!forced && chance(6)) {
 		buf = bad_ptr(&buf_kernel, &what);
 		if (!blen)
@@ -1760,8 +1793,7 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		if (!infop)
 			return;
 		for (i = 0; i < 4; i++)
-			if (info.error == (int[]){ ECONNREFUSED, EMSGSIZE,
-						  ETIMEDOUT, ECONNRESET }[i])
+			if (info.error == errq_errs[i])
 				break;
 		if (i == 4 || !info.id)
 			fail("%s: error report id %#llx error %d", call,
@@ -1938,7 +1970,8 @@ static void op_shutdown(int sl)
 {
 	struct expect e;
 	char call[64];
-	int how = (int[]){ SHUT_RD, SHUT_WR, SHUT_RDWR, 3, -1 }[rn(5)], r;
+	int how = pick_int((const int[]){
+		SHUT_RD, SHUT_WR, SHUT_RDWR, 3, -1 }, 5), r;
 
 	e_init(&e, false, 0);
 	e_late(&e, "shutdown", EOPNOTSUPP, 0);
@@ -1958,6 +1991,8 @@ static void op_shutdown(int sl)
  * The descriptor it picks may be closed meanwhile, or be another
  * socket's by then: EBADF and ENOTSOCK are expected too.
  */
+static const int chaos_vals[5] = { 0, 4096, 65536, 1 << 20, 4 << 20 };
+static const int chaos_opts[3] = { SO_RCVBUF, SO_SNDBUF, SO_RESERVE_MEM };
 static volatile bool chaos_stop;
 static unsigned long chaos_calls, chaos_ok, chaos_msgs;
 
@@ -1997,10 +2032,9 @@ static void *chaos(void *arg)
 				chaos_msgs++;
 			break;
 		case 3:
-			v = (int[]){ 0, 4096, 65536, 1 << 20, 4 << 20 }[(x >> 16) % 5];
-			r = setsockopt(fd, SOL_SOCKET, (int[]){ SO_RCVBUF,
-				SO_SNDBUF, SO_RESERVE_MEM }[(x >> 24) % 3],
-				&v, sizeof(v));
+			v = chaos_vals[(x >> 16) % 5];
+			r = setsockopt(fd, SOL_SOCKET, chaos_opts[(x >> 24) % 3],
+				       &v, sizeof(v));
 			err = errno;
 			break;
 		case 4:
