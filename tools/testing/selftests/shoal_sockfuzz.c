@@ -143,13 +143,14 @@ static sa_family_t pick_fam(const sa_family_t *a, unsigned int n)
 enum kind {
 	K_SOCKET, K_BIND, K_CONNECT, K_LISTEN, K_GETNAME, K_SETSOCKOPT,
 	K_GETSOCKOPT, K_SENDMSG, K_SENDTO, K_RECVMSG, K_RECVFROM, K_POLL,
-	K_IOCTL, K_SHUTDOWN, K_CLOSE, K_DUP, K_MAX
+	K_IOCTL, K_SHUTDOWN, K_CLOSE, K_DUP, K_SENDMMSG, K_RECVMMSG, K_MAX
 };
 
 static const char *const kind_name[K_MAX] = {
 	"socket", "bind", "connect", "listen/accept", "getname",
 	"setsockopt", "getsockopt", "sendmsg", "sendto", "recvmsg",
-	"recvfrom", "poll", "ioctl", "shutdown", "close", "dup",
+	"recvfrom", "poll", "ioctl", "shutdown", "close", "dup", "sendmmsg",
+	"recvmmsg",
 };
 
 /*
@@ -174,6 +175,8 @@ static const char *const kind_paths[K_MAX] = {
 	[K_SHUTDOWN] = "EOPNOTSUPP",
 	[K_CLOSE] = "ok",
 	[K_DUP] = "ok",
+	[K_SENDMMSG] = "ok EINVAL",
+	[K_RECVMMSG] = "ok EAGAIN",
 };
 
 struct kstat {
@@ -1812,6 +1815,137 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		remember_request(sl, &from, fromlen, info.id);
 }
 
+/* ---- several at once ---- */
+
+#define MMSG	4	/* messages a sendmmsg()/recvmmsg() call at most */
+#define MMSG_BUF (BUF_MAX / MMSG)
+
+/*
+ * sendmmsg() of 1..MMSG good messages to the pool (one of them of length
+ * 0 now and then, which ends the call there): every message goes, or the
+ * call stops at the bad one (returning how many went; its errno if none
+ * did) or for want of room (EAGAIN)
+ */
+static void op_sendmmsg(int sl)
+{
+	struct fsock *so = &socks[slots[sl].s];
+	unsigned int vlen = 1 + rn(MMSG), i, bad = MMSG;
+	struct mmsghdr mm[MMSG];
+	struct iovec iov[MMSG];
+	struct addr a[MMSG];
+	uint32_t seq[MMSG];
+	int peer[MMSG], r, err;
+	struct expect e;
+	char call[128];
+
+	memset(mm, 0, sizeof(mm));
+	e_init(&e, true, EAGAIN, ENOMEM, 0);
+	if (chance(15)) {
+		bad = rn(vlen);
+		if (!bad)
+			e_early(&e, "length 0 first", EINVAL, 0);
+	}
+	for (i = 0; i < vlen; i++) {
+		uint32_t len = i == bad ? 0 : 1 + rn(chance(80) ? 4000 :
+						      MMSG_BUF - 1);
+		char *b = sendbuf + i * MMSG_BUF;
+
+		send_dest(so, &a[i], &peer[i]);
+		seq[i] = len && next_seq < nops * 2 + 2 ? next_seq++ : 0;
+		msg_fill(b, len, seq[i], so->port,
+			 peer[i] >= 0 ? socks[peer[i]].port : 0, 0, 0);
+		iov[i].iov_base = b;
+		iov[i].iov_len = len;
+		mm[i].msg_hdr.msg_name = &a[i].ss;
+		mm[i].msg_hdr.msg_namelen = a[i].len;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	snprintf(call, sizeof(call), "sendmmsg(%d, %u messages%s) %s %s",
+		 slots[sl].fd, vlen, bad < MMSG ? ", one of length 0" : "",
+		 proto_name[so->pi], so->family == AF_INET ? "v4" : "v6");
+	r = sendmmsg(slots[sl].fd, mm, vlen, MSG_DONTWAIT);
+	err = errno;
+	if (!so->port)
+		refresh_port(sl);
+	/* a count short of vlen: it stopped at the bad one, or when
+	 * SO_SNDBUF was full
+	 */
+	if (!judge(K_SENDMMSG, r, err, &e, call) || r < 0)
+		return;
+	if ((unsigned int)r > vlen || (bad < MMSG && (unsigned int)r > bad)) {
+		fail("%s: returned %d", call, r);
+		return;
+	}
+	for (i = 0; i < (unsigned int)r; i++) {
+		if (mm[i].msg_len != iov[i].iov_len)
+			fail("%s: message %u: msg_len %u of %zu", call, i,
+			     mm[i].msg_len, iov[i].iov_len);
+		so->sends_ok++;
+		if (seq[i])
+			seq_state[seq[i]] = 1;
+		if (peer[i] >= 0)
+			n_peer_sends++;
+	}
+}
+
+/* recvmmsg() of up to MMSG messages, without waiting */
+static void op_recvmmsg(int sl)
+{
+	struct fsock *so = &socks[slots[sl].s];
+	unsigned int vlen = 1 + rn(MMSG), i;
+	struct sockaddr_storage from[MMSG];
+	struct shoal_recv_info info, *infop;
+	char ctl[MMSG][CMSG_SPACE(sizeof(info)) + 64];
+	int flags = MSG_DONTWAIT, r, err;
+	struct mmsghdr mm[MMSG];
+	struct iovec iov[MMSG];
+	struct cmsghdr *c;
+	struct expect e;
+	char call[128];
+
+	if (chance(50))
+		flags |= MSG_WAITFORONE;
+	memset(mm, 0, sizeof(mm));
+	for (i = 0; i < vlen; i++) {
+		iov[i].iov_base = recvbuf + i * MMSG_BUF;
+		iov[i].iov_len = MMSG_BUF;
+		mm[i].msg_hdr.msg_name = &from[i];
+		mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_control = ctl[i];
+		mm[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
+	}
+	e_init(&e, true, EAGAIN, 0);
+	snprintf(call, sizeof(call), "recvmmsg(%d, %u, flags %#x) %s %s port %d",
+		 slots[sl].fd, vlen, flags, proto_name[so->pi],
+		 so->family == AF_INET ? "v4" : "v6", so->port);
+	r = recvmmsg(slots[sl].fd, mm, vlen, flags, NULL);
+	err = errno;
+	if (!judge(K_RECVMMSG, r, err, &e, call) || r < 0)
+		return;
+	if (r < 1 || (unsigned int)r > vlen) {
+		fail("%s: returned %d", call, r);
+		return;
+	}
+	for (i = 0; i < (unsigned int)r; i++) {
+		infop = NULL;
+		for (c = CMSG_FIRSTHDR(&mm[i].msg_hdr); c;
+		     c = CMSG_NXTHDR(&mm[i].msg_hdr, c))
+			if (c->cmsg_level == SOL_SHOAL &&
+			    c->cmsg_type == SHOAL_CMSG_RECV) {
+				memcpy(&info, CMSG_DATA(c), sizeof(info));
+				infop = &info;
+			}
+		if (!infop)
+			fail("%s: message %u: no SHOAL_CMSG_RECV", call, i);
+		recv_verify(sl, call, recvbuf + i * MMSG_BUF, MMSG_BUF,
+			    mm[i].msg_len, flags, mm[i].msg_hdr.msg_flags,
+			    mm[i].msg_hdr.msg_namelen ? &from[i] : NULL, infop);
+	}
+}
+
 /* ---- poll, ioctl, shutdown ---- */
 
 static void op_poll(void)
@@ -2111,12 +2245,16 @@ static void one_op(void)
 		op_setsockopt(sl);
 	else if (r < 36)
 		op_getsockopt(sl);
-	else if (r < 52)
+	else if (r < 49)
 		op_send(sl, false);
+	else if (r < 52)
+		op_sendmmsg(sl);
 	else if (r < 58)
 		op_send(sl, true);
-	else if (r < 71)
+	else if (r < 69)
 		op_recv(sl, false, 0);
+	else if (r < 71)
+		op_recvmmsg(sl);
 	else if (r < 76)
 		op_recv(sl, true, 0);
 	else if (r < 83)
