@@ -1196,7 +1196,9 @@ static void op_getsockopt(int sl)
 
 /* ---- sending ---- */
 
-static const int send_ok_flags = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR;
+/* MSG_BATCH: what sendmmsg() passes on every message but its last */
+static const int send_ok_flags = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
+	MSG_BATCH;
 
 /* A destination: a bound socket of the pool (*peer its index), itself,
  * a port with no socket, a host with no route, broadcast or multicast
