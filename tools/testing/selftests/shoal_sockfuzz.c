@@ -378,7 +378,8 @@ static struct { int fd, s; } slots[POOL];
 
 /* what flowed */
 static unsigned long n_peer_sends, n_verified, n_trunc, n_short,
-	n_errq, n_errq_by[4], n_lost_fault, n_req_read, n_rpc_resp, n_poll_in;
+	n_errq, n_errq_by[4], n_lost_fault, n_req_read, n_rpc_resp, n_poll_in,
+	n_reserve[2];
 static uint8_t *seq_state;	/* 1 sent, 2 read */
 static uint32_t next_seq = 1;
 
@@ -1089,6 +1090,8 @@ static void op_setsockopt(int sl)
 		 slots[sl].fd, level, name, v, what[0] ? " at " : "", what,
 		 len, so->family == AF_INET ? "v4" : "v6");
 	r = setsockopt(slots[sl].fd, level, name, p, len);
+	if (level == SOL_SOCKET && name == SO_RESERVE_MEM)
+		n_reserve[r == 0]++;
 	judge(K_SETSOCKOPT, r, errno, &e, call);
 }
 
@@ -2396,6 +2399,8 @@ static void summary(void)
 	printf("# messages: %lu sent to sockets of the pool, %lu read and verified (%lu cut short, MSG_TRUNC), %lu read into buffers shorter than a header, %lu lost to a bad buffer, %lu requests read and %lu responses sent, %lu reads after poll() said POLLIN\n",
 	       n_peer_sends, n_verified, n_trunc, n_short, n_lost_fault,
 	       n_req_read, n_rpc_resp, n_poll_in);
+	printf("# SO_RESERVE_MEM: %lu set, %lu refused (it needs a memory cgroup)\n",
+	       n_reserve[1], n_reserve[0]);
 	printf("# error reports: %lu (ECONNREFUSED %lu, EMSGSIZE %lu, ETIMEDOUT %lu, ECONNRESET %lu)\n",
 	       n_errq, n_errq_by[0], n_errq_by[1], n_errq_by[2],
 	       n_errq_by[3]);
