@@ -481,6 +481,7 @@ static void slot_close(int sl)
 
 struct addr {
 	struct sockaddr_storage ss;
+	char past[128];		/* what a long addrlen names past ss */
 	socklen_t len;
 };
 
