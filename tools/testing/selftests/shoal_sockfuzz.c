@@ -1923,7 +1923,12 @@ static void op_recvmmsg(int sl)
 		mm[i].msg_hdr.msg_control = ctl[i];
 		mm[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
 	}
-	e_init(&e, true, EAGAIN, 0);
+	/* the core's recvmmsg() reports a failure pending in sk_err (which
+	 * shoal.ko sets for each message that failed) before it reads,
+	 * once; recvmsg() does not (Documentation/shoal.md, "Failures")
+	 */
+	e_init(&e, true, EAGAIN, ECONNREFUSED, EMSGSIZE, ETIMEDOUT,
+	       ECONNRESET, 0);
 	snprintf(call, sizeof(call), "recvmmsg(%d, %u, flags %#x) %s %s port %d",
 		 slots[sl].fd, vlen, flags, proto_name[so->pi],
 		 so->family == AF_INET ? "v4" : "v6", so->port);
@@ -2075,6 +2080,7 @@ static void op_ioctl(int sl)
 			 req == FIOASYNC);
 		nm = "random";
 		eset_add(&e.base, ENOTTY);
+		eset_add(&e.base, ENODEV);	/* 0x8bxx: wireless, none here */
 		eset_add(&e.base, EINVAL);
 		eset_add(&e.base, EFAULT);
 		eset_add(&e.base, ENOENT);
