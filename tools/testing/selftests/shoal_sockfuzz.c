@@ -360,7 +360,7 @@ struct fsock {			/* one socket, under one or more descriptors */
 	int family, pi;		/* AF_INET or AF_INET6; 0 SIRD, 1 PL2 */
 	int port;		/* bound port, 0: none yet */
 	bool nonblock;
-	unsigned long sends_ok, reads_ok, errq_reads;
+	unsigned long sends_ok, reads_ok, errq_reads, reqs_ok;
 };
 
 /* requests read, to answer */
@@ -1100,8 +1100,11 @@ static void op_setsockopt(int sl)
 static void stats_check(struct fsock *so, const struct shoal_sock_stats *st,
 			const char *call)
 {
+	/* a request is acknowledged, and fails later if its response
+	 * never comes (ECONNRESET, ETIMEDOUT): counted in both
+	 */
 	if (st->tx_msgs != so->sends_ok ||
-	    st->tx_acked + st->tx_failed > st->tx_msgs ||
+	    st->tx_acked + st->tx_failed > st->tx_msgs + so->reqs_ok ||
 	    st->tx_queued > st->tx_msgs || st->rx_msgs < so->reads_ok ||
 	    st->tx_failed < so->errq_reads)
 		fail("%s: tx_msgs %llu (sent %lu) acked %llu failed %llu (read %lu) queued %u, rx_msgs %llu (read %lu)",
@@ -1500,6 +1503,8 @@ static void op_send(int sl, bool use_sendto)
 		return;
 	}
 	so->sends_ok++;
+	if (with_args && args.flags == SHOAL_MSG_REQUEST)
+		so->reqs_ok++;
 	if (seq)
 		seq_state[seq] = 1;
 	if (peer >= 0)
