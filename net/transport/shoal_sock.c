@@ -374,8 +374,11 @@ static int shoal_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	u64 id;
 	int err;
 
+	/* MSG_BATCH: sendmmsg() says more messages follow (on each but
+	 * the last); each is sent at once all the same
+	 */
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
-			       MSG_CMSG_COMPAT))
+			       MSG_BATCH | MSG_CMSG_COMPAT))
 		return -EOPNOTSUPP;
 	err = shoal_addr_from(sk, msg->msg_name, msg->msg_namelen, &dst);
 	if (err)
