@@ -20,6 +20,7 @@ TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
 TRAFFIC := tools/traffic/shoal-blast tools/traffic/shoal-sink tools/traffic/shoal-flows
 TOOLS := $(TRAFFIC) tools/shoal-perf/shoal-perf
 EXAMPLES := tools/examples/shoal-send tools/examples/shoal-recv
+TEST_TOOLS := tools/testing/nlfuzz/qdisc-nlfuzz
 
 BPF_OBJS := tools/bpf/calq_rank.bpf.o tools/bpf/xdp_drop.bpf.o
 BPF_TOOLS := tools/bpf/calq-rank
@@ -64,7 +65,7 @@ tc: $(TC_PLUGINS)
 tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h tc/afq_key_names.h include/uapi/linux/pkt_sched_shoal.h
 	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
-tools: $(TOOLS) $(EXAMPLES) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
+tools: $(TOOLS) $(EXAMPLES) $(TEST_TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
@@ -88,6 +89,11 @@ tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/work
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h tools/lib/shoal_socket.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $<
+
+# the raw netlink fuzzer of the qdiscs (scenario/qdisc-nlfuzz, make fuzz)
+tools/testing/nlfuzz/qdisc-nlfuzz: tools/testing/nlfuzz/qdisc-nlfuzz.c tools/testing/nlfuzz/*.h \
+		include/uapi/linux/pkt_sched_shoal.h include/uapi/linux/shoal.h
+	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
 # the traffic tools of the tests and benches, and their one-user headers
 tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h \
@@ -113,7 +119,7 @@ bench: all
 	scripts/bench
 
 # the long fuzz campaign (FUZZ_SECONDS, FUZZ_SEED, FUZZ_TARGETS: scripts/fuzz)
-fuzz:
+fuzz: all
 	scripts/fuzz
 
 install: all

@@ -11,8 +11,7 @@
  * sqr_sched_data is read and written under its lock, qdisc_lock(sch),
  * except: set and backup are written under RTNL and the lock, so either
  * holder may read them; node is guarded by sqr_list_lock (sch_sqr_main.c);
- * hb_id and sch are written once, at init; guard is written under RTNL
- * (init and destroy).  The inline helpers here run under the lock, in
+ * hb_id and sch are written once, at init.  The inline helpers here run under the lock, in
  * whichever context their caller does.
  */
 #ifndef _NET_SCHED_SCH_SQR_H
@@ -78,9 +77,6 @@ struct sqr_sched_data {
 	u64 hb_good;			/* the newest answered probe was sent */
 	struct sqr_win win_hb;		/* copies expired since */
 	struct list_head node;		/* in sqr_instances */
-#if IS_ENABLED(CONFIG_NETFILTER_EGRESS)
-	struct nf_hook_ops guard;	/* .hook NULL: not registered */
-#endif
 	struct tc_sqr_xstats st;
 };
 
@@ -244,6 +240,8 @@ void sqr_hb_unlisten(void);
 
 int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack);
 void sqr_guard_del(struct Qdisc *sch);
+void sqr_guard_forget(struct net_device *dev);
+void sqr_guard_forget_all(void);
 
 void sqr_fault_run(struct Qdisc *sch, u64 now, struct sk_buff **pending);
 bool sqr_fault_lost(struct sqr_sched_data *q, struct sqr_rec *copy, u64 now);

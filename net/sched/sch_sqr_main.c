@@ -996,6 +996,8 @@ static int sqr_netdev_event(struct notifier_block *nb, unsigned long event,
 	default:
 		return NOTIFY_DONE;
 	}
+	if (event == NETDEV_UNREGISTER)
+		sqr_guard_forget(dev);
 	mutex_lock(&sqr_list_lock);
 	list_for_each_entry(q, &sqr_instances, node)
 		if (dev == qdisc_dev(q->sch) || dev == q->backup)
@@ -1046,6 +1048,7 @@ static void __exit sqr_module_exit(void)
 {
 	sqr_hb_unlisten();	/* waits for the handlers running */
 	unregister_qdisc(&sqr_qdisc_ops);
+	sqr_guard_forget_all();	/* while the notifier still sees ports go */
 	unregister_netdevice_notifier(&sqr_notifier);
 }
 

@@ -7,20 +7,34 @@
  * as sqr's own enqueue would on a failure.  Without CONFIG_NETFILTER_EGRESS
  * there is no guard (documented in Documentation/sch_sqr.md).
  *
- * Locking: the hook is registered in init and removed in destroy, both
- * under RTNL (registering may sleep); removal then waits a grace period
- * before destroy frees what the hook uses.  The hook runs in
+ * One hook per port, registered when sqr first becomes its root and kept
+ * until the port goes away or the module does; it finds the instance to
+ * guard as the port's sleeping qdisc.  Registering and removing a hook
+ * flips the kernel's egress static keys, which rewrites code on every
+ * CPU: a hook per instance did that at every replace of sqr, and replaces
+ * in a loop under traffic locked up a QEMU TCG guest (a CPU looping at
+ * the rewritten branch in __dev_queue_xmit(), found by
+ * scenario/qdisc-nlfuzz).  A port that no longer has sqr pays one check
+ * of its queue's qdisc a packet.
+ *
+ * Locking: the list of hooks, and registering and removing them, are
+ * under RTNL (registering may sleep).  The hook runs in
  * __dev_queue_xmit(), BH off, under RCU, before any qdisc.  It returns at
- * once unless linkwatch has the port detached with sqr asleep as its
- * root; then it takes the instance's lock, as our enqueue would be taken,
- * and holds the packet.  dev_queue_xmit() on the port is never called
- * under the lock, so the hook never finds it taken by its own CPU.
+ * once unless linkwatch has the port detached with an sqr asleep as its
+ * root; then it takes that instance's lock, as our enqueue would be
+ * taken, and holds the packet.  dev_queue_xmit() on the port is never
+ * called under the lock, so the hook never finds it taken by its own
+ * CPU.  Destroy waits a grace period (sqr_guard_del()) before it frees
+ * what the hook uses: by destroy the instance is no longer the port's
+ * sleeping qdisc, so a hook that still saw it started before.
  */
 
 #include <linux/kernel.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
+#include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
@@ -29,25 +43,36 @@
 #include "sch_sqr.h"
 
 #if IS_ENABLED(CONFIG_NETFILTER_EGRESS)
+struct sqr_guard {
+	struct list_head node;		/* in sqr_guards */
+	struct nf_hook_ops ops;		/* .priv, .dev: the port */
+};
+
+static LIST_HEAD(sqr_guards);		/* under RTNL */
+static const struct Qdisc_ops *sqr_guard_qdisc_ops;	/* sqr's, at the first add */
+
 /* The port's netfilter egress hook, from __dev_queue_xmit() before the
  * qdisc, BH off, under RCU.  Linkwatch detaches the port on carrier loss
  * (noop_qdisc in our place) before the FIB hears of it: a packet routed
- * here meanwhile would be dropped before any qdisc saw it.  While sqr is
- * the detached root, it takes such a packet behind the held ones, as its
- * enqueue would on a failure.  Attached, or replaced by another qdisc,
- * the packet goes on to the qdisc in place.
+ * here meanwhile would be dropped before any qdisc saw it.  While an sqr
+ * is the detached root, it takes such a packet behind the held ones, as
+ * its enqueue would on a failure.  Attached, or another qdisc asleep
+ * there, the packet goes on to the qdisc in place.
  */
 static unsigned int sqr_guard_hook(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {
-	struct Qdisc *sch = priv;
-	struct sqr_sched_data *q = qdisc_priv(sch);
-	struct netdev_queue *txq = netdev_get_tx_queue(qdisc_dev(sch), 0);
+	struct netdev_queue *txq = netdev_get_tx_queue(priv, 0);
 	unsigned int verdict = NF_ACCEPT;
+	struct sqr_sched_data *q;
+	struct Qdisc *sch;
 
-	if (likely(rcu_access_pointer(txq->qdisc) != &noop_qdisc) ||
-	    READ_ONCE(txq->qdisc_sleeping) != sch)
+	if (likely(rcu_access_pointer(txq->qdisc) != &noop_qdisc))
 		return NF_ACCEPT;
+	sch = READ_ONCE(txq->qdisc_sleeping);
+	if (sch->ops != sqr_guard_qdisc_ops)
+		return NF_ACCEPT;
+	q = qdisc_priv(sch);
 	spin_lock(qdisc_lock(sch));
 	if (q->set.hold_ns && q->set.divert) {
 		/* before our own reset, the dequeue or the timer find it */
@@ -68,42 +93,86 @@ static unsigned int sqr_guard_hook(void *priv, struct sk_buff *skb,
 	return verdict;
 }
 
-/* Registering may sleep: from init, under RTNL */
+static struct sqr_guard *sqr_guard_find(const struct net_device *dev)
+{
+	struct sqr_guard *g;
+
+	list_for_each_entry(g, &sqr_guards, node)
+		if (g->ops.dev == dev)
+			return g;
+	return NULL;
+}
+
+/* From init, under RTNL: the port's hook, unless it has one already */
 int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
 {
-	struct sqr_sched_data *q = qdisc_priv(sch);
 	struct net_device *dev = qdisc_dev(sch);
+	struct sqr_guard *g;
 	int err;
 
-	q->guard = (struct nf_hook_ops){
+	ASSERT_RTNL();
+	sqr_guard_qdisc_ops = sch->ops;
+	if (sqr_guard_find(dev))
+		return 0;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g) {
+		NL_SET_ERR_MSG(extack, "sqr: no memory for the port's egress guard");
+		return -ENOMEM;
+	}
+	g->ops = (struct nf_hook_ops){
 		.hook		= sqr_guard_hook,
-		.priv		= sch,
+		.priv		= dev,
 		.dev		= dev,
 		.pf		= NFPROTO_NETDEV,
 		.hooknum	= NF_NETDEV_EGRESS,
 		.priority	= INT_MAX,	/* after the user's filters */
 	};
-	err = nf_register_net_hook(dev_net(dev), &q->guard);
+	err = nf_register_net_hook(dev_net(dev), &g->ops);
 	if (err) {
-		q->guard.hook = NULL;
+		kfree(g);
 		NL_SET_ERR_MSG(extack,
 			       "sqr: cannot hook the port's egress to guard it while detached");
+		return err;
 	}
-	return err;
+	list_add(&g->node, &sqr_guards);
+	return 0;
 }
 
-/* A hook running still may use the qdisc: wait for it, before the rest
- * of destroy frees what it uses
+/* From destroy, under RTNL: a hook that saw this instance asleep on the
+ * port may still be using it; wait for it before the rest of destroy
+ * frees what it uses.  The hook stays for the port's next sqr.
  */
 void sqr_guard_del(struct Qdisc *sch)
 {
-	struct sqr_sched_data *q = qdisc_priv(sch);
-
-	if (!q->guard.hook)
-		return;
-	nf_unregister_net_hook(dev_net(qdisc_dev(sch)), &q->guard);
-	q->guard.hook = NULL;
 	synchronize_net();
+}
+
+static void sqr_guard_free(struct sqr_guard *g)
+{
+	nf_unregister_net_hook(dev_net(g->ops.dev), &g->ops);
+	list_del(&g->node);
+	synchronize_net();	/* no hook runs with g's ops any more */
+	kfree(g);
+}
+
+/* Under RTNL, from NETDEV_UNREGISTER: the port goes, and its hook */
+void sqr_guard_forget(struct net_device *dev)
+{
+	struct sqr_guard *g = sqr_guard_find(dev);
+
+	if (g)
+		sqr_guard_free(g);
+}
+
+/* At module exit, before the device notifier goes */
+void sqr_guard_forget_all(void)
+{
+	struct sqr_guard *g, *next;
+
+	rtnl_lock();
+	list_for_each_entry_safe(g, next, &sqr_guards, node)
+		sqr_guard_free(g);
+	rtnl_unlock();
 }
 #else
 int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
@@ -112,6 +181,14 @@ int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
 }
 
 void sqr_guard_del(struct Qdisc *sch)
+{
+}
+
+void sqr_guard_forget(struct net_device *dev)
+{
+}
+
+void sqr_guard_forget_all(void)
 {
 }
 #endif
