@@ -240,6 +240,7 @@ void sqr_hb_unlisten(void);
 
 int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack);
 void sqr_guard_del(struct Qdisc *sch);
+void sqr_guard_setup(const struct Qdisc_ops *ops);
 void sqr_guard_forget(struct net_device *dev);
 void sqr_guard_forget_all(void);
 

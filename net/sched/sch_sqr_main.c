@@ -1032,6 +1032,7 @@ static int __init sqr_module_init(void)
 
 	/* the newest answered probe's send time outlives hb_miss probes */
 	BUILD_BUG_ON(SQR_MAX_HB_MISS + 1 >= SQR_HB_SLOTS);
+	sqr_guard_setup(&sqr_qdisc_ops);
 	err = register_netdevice_notifier(&sqr_notifier);
 	if (err)
 		return err;

@@ -7,8 +7,9 @@
  * as sqr's own enqueue would on a failure.  Without CONFIG_NETFILTER_EGRESS
  * there is no guard (documented in Documentation/sch_sqr.md).
  *
- * One hook per port, registered when sqr first becomes its root and kept
- * until the port goes away or the module does; it finds the instance to
+ * One hook per port, registered by the first sqr created as its root (in
+ * init, before the graft) and kept until the port goes away or the
+ * module does; it finds the instance to
  * guard as the port's sleeping qdisc.  Registering and removing a hook
  * flips the kernel's egress static keys, which rewrites code on every
  * CPU: a hook per instance did that at every replace of sqr, and replaces
@@ -18,7 +19,8 @@
  * of its queue's qdisc a packet.
  *
  * Locking: the list of hooks, and registering and removing them, are
- * under RTNL (registering may sleep).  The hook runs in
+ * under RTNL (registering may sleep); a removed hook's record is freed
+ * after a grace period, and module exit waits one.  The hook runs in
  * __dev_queue_xmit(), BH off, under RCU, before any qdisc.  It returns at
  * once unless linkwatch has the port detached with an sqr asleep as its
  * root; then it takes that instance's lock, as our enqueue would be
@@ -46,10 +48,11 @@
 struct sqr_guard {
 	struct list_head node;		/* in sqr_guards */
 	struct nf_hook_ops ops;		/* .priv, .dev: the port */
+	struct rcu_head rcu;
 };
 
 static LIST_HEAD(sqr_guards);		/* under RTNL */
-static const struct Qdisc_ops *sqr_guard_qdisc_ops;	/* sqr's, at the first add */
+static const struct Qdisc_ops *sqr_guard_qdisc_ops;	/* sqr's, set at load */
 
 /* The port's netfilter egress hook, from __dev_queue_xmit() before the
  * qdisc, BH off, under RCU.  Linkwatch detaches the port on carrier loss
@@ -69,7 +72,7 @@ static unsigned int sqr_guard_hook(void *priv, struct sk_buff *skb,
 
 	if (likely(rcu_access_pointer(txq->qdisc) != &noop_qdisc))
 		return NF_ACCEPT;
-	sch = READ_ONCE(txq->qdisc_sleeping);
+	sch = rcu_dereference_bh(txq->qdisc_sleeping);
 	if (sch->ops != sqr_guard_qdisc_ops)
 		return NF_ACCEPT;
 	q = qdisc_priv(sch);
@@ -111,7 +114,6 @@ int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
 	int err;
 
 	ASSERT_RTNL();
-	sqr_guard_qdisc_ops = sch->ops;
 	if (sqr_guard_find(dev))
 		return 0;
 	g = kzalloc(sizeof(*g), GFP_KERNEL);
@@ -147,12 +149,14 @@ void sqr_guard_del(struct Qdisc *sch)
 	synchronize_net();
 }
 
+/* A hook still running uses the port, not @g: @g waits only for the
+ * readers of the hook table that named it
+ */
 static void sqr_guard_free(struct sqr_guard *g)
 {
 	nf_unregister_net_hook(dev_net(g->ops.dev), &g->ops);
 	list_del(&g->node);
-	synchronize_net();	/* no hook runs with g's ops any more */
-	kfree(g);
+	kfree_rcu(g, rcu);
 }
 
 /* Under RTNL, from NETDEV_UNREGISTER: the port goes, and its hook */
@@ -164,7 +168,15 @@ void sqr_guard_forget(struct net_device *dev)
 		sqr_guard_free(g);
 }
 
-/* At module exit, before the device notifier goes */
+/* At load, before the first instance: the ops the hook looks for */
+void sqr_guard_setup(const struct Qdisc_ops *ops)
+{
+	sqr_guard_qdisc_ops = ops;
+}
+
+/* At module exit, before the device notifier goes; then no hook runs
+ * our code any more
+ */
 void sqr_guard_forget_all(void)
 {
 	struct sqr_guard *g, *next;
@@ -173,6 +185,7 @@ void sqr_guard_forget_all(void)
 	list_for_each_entry_safe(g, next, &sqr_guards, node)
 		sqr_guard_free(g);
 	rtnl_unlock();
+	synchronize_net();
 }
 #else
 int sqr_guard_add(struct Qdisc *sch, struct netlink_ext_ack *extack)
@@ -185,6 +198,10 @@ void sqr_guard_del(struct Qdisc *sch)
 }
 
 void sqr_guard_forget(struct net_device *dev)
+{
+}
+
+void sqr_guard_setup(const struct Qdisc_ops *ops)
 {
 }
 
