@@ -11,8 +11,8 @@
  * sqr_sched_data is read and written under its lock, qdisc_lock(sch),
  * except: set and backup are written under RTNL and the lock, so either
  * holder may read them; node is guarded by sqr_list_lock (sch_sqr_main.c);
- * hb_id and sch are written once, at init.  The inline helpers here run under the lock, in
- * whichever context their caller does.
+ * hb_id and sch are written once, at init.  The inline helpers here run
+ * under the lock, in whichever context their caller does.
  */
 #ifndef _NET_SCHED_SCH_SQR_H
 #define _NET_SCHED_SCH_SQR_H

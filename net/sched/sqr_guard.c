@@ -9,8 +9,8 @@
  *
  * One hook per port, registered by the first sqr created as its root (in
  * init, before the graft) and kept until the port goes away or the
- * module does; it finds the instance to
- * guard as the port's sleeping qdisc.  Registering and removing a hook
+ * module does; it finds the instance to guard as the port's sleeping
+ * qdisc.  Registering and removing a hook
  * flips the kernel's egress static keys, which rewrites code on every
  * CPU: a hook per instance did that at every replace of sqr, and replaces
  * in a loop under traffic locked up a QEMU TCG guest (a CPU looping at
