@@ -498,6 +498,9 @@ static void shoal_put_tstamp(struct sock *sk, struct msghdr *msg, ktime_t t)
 	}
 }
 
+/* The next failure report; with none, once, the error of failures whose
+ * report found no memory (shoal_omsg_fail())
+ */
 static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 {
 	struct sock *sk = &ss->inet.sk;
@@ -507,11 +510,9 @@ static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 	e = list_first_entry_or_null(&ss->errq, struct shoal_err, node);
 	if (e)
 		list_del(&e->node);
-	if (list_empty(&ss->errq))
-		sk->sk_err = 0;
 	spin_unlock_bh(&ss->lock);
 	if (!e)
-		return -EAGAIN;
+		return sock_error(sk) ?: -EAGAIN;
 	shoal_addr_to(sk, &e->dst, msg);
 	shoal_put_info(msg, e->id, e->name_flags, e->error);
 	msg->msg_flags |= MSG_ERRQUEUE;
@@ -620,7 +621,7 @@ static __poll_t shoal_poll(struct file *file, struct socket *sock,
 	sock_poll_wait(file, sock, wait);
 	if (!list_empty_careful(&ss->ready))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (!list_empty_careful(&ss->errq))
+	if (!list_empty_careful(&ss->errq) || READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
 	if (READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf))
 		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
