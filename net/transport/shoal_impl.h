@@ -6,7 +6,9 @@
  * /proc/net/shoal/.
  *
  * Locking: sn->lock (a mutex) serialises opening and closing the UDP
- * socket (namespace init and exit, a write of net.shoal.udp_port).  The
+ * socket (a namespace's first Shoal socket and its last, a write of
+ * net.shoal.udp_port, namespace exit); sn->udp_users, the count of Shoal
+ * sockets, goes from 0 to 1 and back to 0 only under it.  The
  * receive path runs in softirq context under RCU and finds its shoal_net
  * from the socket's namespace; namespace exit closes the socket, waits
  * an RCU grace period for a packet still being counted, and only then
@@ -23,6 +25,7 @@
 #include <net/ipv6.h>
 #include <linux/percpu.h>
 #include <linux/percpu_counter.h>
+#include <linux/refcount.h>
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -120,6 +123,13 @@ enum shoal_stat {
 	SHOAL_STAT_RX_PROBE_NEW,	/* messages a retransmission started:
 					 * their first packets were lost
 					 */
+	SHOAL_STAT_RX_ICMP_UNREACH,	/* ICMP port unreachable for a packet
+					 * we sent: the peer's refusal
+					 */
+	SHOAL_STAT_RX_ICMP_IGNORED,	/* other ICMP errors for our packets,
+					 * or about one the port would not
+					 * have refused (an ACK, say)
+					 */
 	SHOAL_STAT_NR
 };
 
@@ -195,6 +205,7 @@ struct shoal_net {
 	struct net *net;
 	struct mutex lock;		/* the socket's open and close */
 	struct socket *sock;		/* the UDP socket, or NULL */
+	refcount_t udp_users;		/* Shoal sockets: 0, no UDP socket */
 	int udp_port;			/* net.shoal.udp_port */
 	u32 max_msg_len;		/* net.shoal.max_msg_len */
 	struct shoal_cfg cfg;		/* read with READ_ONCE() */
@@ -306,6 +317,10 @@ void shoal_ctrl(struct shoal_net *sn, const struct shoal_ctrl *c,
 /* shoal_udp.c */
 int shoal_udp_open(struct shoal_net *sn, int port);
 void shoal_udp_close(struct shoal_net *sn);
+int shoal_udp_get(struct shoal_net *sn);
+void shoal_udp_put(struct shoal_net *sn);
+void shoal_udp_keys_hold(void);
+void shoal_udp_keys_release(void);
 void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
 		const struct in6_addr *saddr, struct sk_buff *skb, u8 type);
 void shoal_xmit_list(struct shoal_net *sn, struct sk_buff_head *q);
@@ -318,6 +333,10 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		    const struct shoal_wire_pkt *pkt,
 		    const struct shoal_addr *src,
 		    const struct in6_addr *local, bool ce);
+bool shoal_sock_unreachable(struct shoal_net *sn,
+			    const struct shoal_wire_pkt *sent,
+			    const struct shoal_addr *peer,
+			    const struct in6_addr *local);
 
 /* shoal_ipproto.c: the socket protocols' slots in the IP protocol table */
 int shoal_ipproto_claim(u8 sird, u8 pl2);

@@ -2,8 +2,9 @@
 /*
  * shoal.ko: the Shoal transport (Documentation/shoal.md).  This file
  * loads the module and gives every network namespace its own instance:
- * the UDP socket (shoal_udp.c), the sysctls (shoal_sysctl.c) and the
- * statistics (shoal_proc.c).
+ * the UDP socket (shoal_udp.c, opened by the namespace's first Shoal
+ * socket), the sysctls (shoal_sysctl.c) and the statistics
+ * (shoal_proc.c).
  *
  * Locking: namespace init and exit run in process context, serialised by
  * the pernet machinery; see shoal_impl.h for the rest.
@@ -16,7 +17,7 @@
 static int udp_port = SHOAL_UDP_PORT;
 module_param(udp_port, int, 0444);
 MODULE_PARM_DESC(udp_port,
-		 "UDP port a new namespace starts with (net.shoal.udp_port)");
+		 "UDP port of a new namespace (net.shoal.udp_port), opened with its first Shoal socket");
 
 static int proto_sird = IPPROTO_SIRD;
 module_param(proto_sird, int, 0444);
@@ -79,20 +80,15 @@ static int __net_init shoal_net_init(struct net *net)
 	shoal_sird_init(&sn->sird, sn);
 	shoal_sird_tx_init(&sn->sird_tx, sn);
 	shoal_pl2_net_init(&sn->pl2);
+	/* no port yet: the namespace's first Shoal socket opens it */
+	refcount_set(&sn->udp_users, 0);
+	sn->udp_port = udp_port;
 	sn->stats = alloc_percpu(struct shoal_stats);
 	if (!sn->stats)
 		return -ENOMEM;
-	mutex_lock(&sn->lock);
-	err = shoal_udp_open(sn, udp_port);
-	mutex_unlock(&sn->lock);
-	if (err) {
-		pr_warn("shoal: cannot listen on UDP port %d: %d\n", udp_port,
-			err);
-		goto free_stats;
-	}
 	err = shoal_proc_init(sn);
 	if (err)
-		goto close;
+		goto free_stats;
 	err = shoal_sysctl_init(sn);
 	if (err)
 		goto proc;
@@ -100,12 +96,6 @@ static int __net_init shoal_net_init(struct net *net)
 
 proc:
 	shoal_proc_exit(sn);
-close:
-	mutex_lock(&sn->lock);
-	shoal_udp_close(sn);
-	mutex_unlock(&sn->lock);
-	synchronize_rcu();	/* a packet still being counted */
-	cancel_work_sync(&sn->dev_work);
 free_stats:
 	free_percpu(sn->stats);
 	return err;
@@ -156,9 +146,10 @@ static int __init shoal_init(void)
 		return -EINVAL;
 	}
 	shoal_objs_init();
+	shoal_udp_keys_hold();
 	err = shoal_rmem_init();
 	if (err)
-		goto objs;
+		goto keys;
 	err = register_pernet_subsys(&shoal_net_ops);
 	if (err)
 		goto rmem;
@@ -176,7 +167,8 @@ pernet:
 	unregister_pernet_subsys(&shoal_net_ops);
 rmem:
 	shoal_rmem_exit();
-objs:
+keys:
+	shoal_udp_keys_release();
 	shoal_objs_exit();
 	return err;
 }
@@ -188,6 +180,7 @@ static void __exit shoal_exit(void)
 	shoal_ipproto_release(proto_sird, proto_pl2);
 	unregister_pernet_subsys(&shoal_net_ops);
 	shoal_rmem_exit();
+	shoal_udp_keys_release();	/* every UDP socket is closed */
 	shoal_objs_exit();
 }
 

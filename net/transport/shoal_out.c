@@ -132,7 +132,7 @@ static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 
 	ss->stats.tx_failed++;
 	/* the error queue is receive memory: an owner that never reads it
-	 * loses the reports past SO_RCVBUF (sk_err still says one failed)
+	 * loses the reports past SO_RCVBUF (sk_err then says one failed)
 	 */
 	if (!shoal_rmem_charge(ss, sizeof(*e))) {
 		e = kzalloc(sizeof(*e), GFP_ATOMIC);
@@ -148,8 +148,14 @@ static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 		list_add_tail(&e->node, &ss->errq);
 	}
 	shoal_omsg_free(ss, m);
-	/* a failure is an event the owner must see: POLLERR */
-	ss->inet.sk.sk_err = error;
+	/* a failure is an event the owner must see: POLLERR.  A report on
+	 * the queue is the whole of it, as for a zerocopy or timestamp
+	 * report (the receive calls, which read other peers' messages, do
+	 * not return it); only one lost for want of memory stays pending
+	 * in sk_err (SO_ERROR, and the core's recvmmsg() returns it once)
+	 */
+	if (!e)
+		ss->inet.sk.sk_err = error;
 	sk_error_report(&ss->inet.sk);
 }
 

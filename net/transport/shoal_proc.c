@@ -68,6 +68,8 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_TX_PROBE_TURN] = "tx_probe_turn",
 	[SHOAL_STAT_TX_PROBE_WAKE] = "tx_probe_wake",
 	[SHOAL_STAT_RX_PROBE_NEW] = "rx_probe_new",
+	[SHOAL_STAT_RX_ICMP_UNREACH] = "rx_icmp_unreach",
+	[SHOAL_STAT_RX_ICMP_IGNORED] = "rx_icmp_ignored",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)

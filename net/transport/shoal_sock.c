@@ -248,33 +248,70 @@ void shoal_reply(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
  * closed) gets ABORT, and forgets the message instead of holding its
  * credit until it times out.
  */
+static u8 shoal_refusal(u8 type)
+{
+	switch (type) {
+	case SHOAL_T_DATA:
+	case SHOAL_T_CREDIT_REQ:
+	case SHOAL_T_RSV:
+		return SHOAL_T_UNKNOWN;
+	case SHOAL_T_CREDIT:
+	case SHOAL_T_RESEND:
+	case SHOAL_T_BUSY:
+		return SHOAL_T_ABORT;
+	default:
+		return 0;	/* unanswered */
+	}
+}
+
 static void shoal_sock_refuse(struct shoal_net *sn,
 			      const struct shoal_wire_pkt *pkt,
 			      const struct shoal_addr *src,
 			      const struct in6_addr *local,
 			      struct sk_buff_head *q)
 {
-	u8 type;
+	u8 type = shoal_refusal(pkt->type);
 
-	switch (pkt->type) {
-	case SHOAL_T_DATA:
-	case SHOAL_T_CREDIT_REQ:
-	case SHOAL_T_RSV:
-		type = SHOAL_T_UNKNOWN;
-		break;
-	case SHOAL_T_CREDIT:
-	case SHOAL_T_RESEND:
-	case SHOAL_T_BUSY:
-		type = SHOAL_T_ABORT;
-		break;
-	default:
-		return;
-	}
-	shoal_reply(sn, pkt, src, local, pkt->dport, type, ECONNREFUSED, q);
+	if (type)
+		shoal_reply(sn, pkt, src, local, pkt->dport, type,
+			    ECONNREFUSED, q);
+}
+
+/* ICMP port unreachable came for @sent, our packet to @peer (from
+ * @local): the peer's namespace has no Shoal socket, so no Shoal port
+ * (shoal_udp.c).  Take the refusal shoal_sock_refuse() would have sent as
+ * if it had come, built and parsed as a packet would be.  Softirq context
+ * under RCU.  An UNKNOWN or ABORT reads nothing of its skb: there is none.
+ * False: the port would have refused nothing (@sent was an ACK, say).
+ */
+bool shoal_sock_unreachable(struct shoal_net *sn,
+			    const struct shoal_wire_pkt *sent,
+			    const struct shoal_addr *peer,
+			    const struct in6_addr *local)
+{
+	struct shoal_wire_pkt p = {
+		.type = shoal_refusal(sent->type),
+		.flags = sent->flags & SHOAL_F_NAME,
+		.sport = sent->dport,
+		.dport = sent->sport,
+		.msg_id = sent->msg_id,
+		.msg_len = sent->msg_len,
+		.word = ECONNREFUSED,
+	};
+	u8 buf[SHOAL_HDR_MAX];
+	u32 n;
+
+	if (!p.type)
+		return false;
+	n = shoal_wire_build(buf, &p);
+	if (shoal_wire_parse(buf, n, n, READ_ONCE(sn->max_msg_len), &p))
+		return false;
+	shoal_sock_rcv(sn, NULL, &p, peer, local, false);
+	return true;
 }
 
 /* A packet for port pkt->dport, in softirq context under RCU.  Consumes
- * @skb.
+ * @skb (NULL for a refusal ICMP stood for: shoal_sock_unreachable()).
  */
 void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		    const struct shoal_wire_pkt *pkt,
@@ -461,6 +498,9 @@ static void shoal_put_tstamp(struct sock *sk, struct msghdr *msg, ktime_t t)
 	}
 }
 
+/* The next failure report; with none, once, the error of failures whose
+ * report found no memory (shoal_omsg_fail())
+ */
 static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 {
 	struct sock *sk = &ss->inet.sk;
@@ -470,11 +510,9 @@ static int shoal_recv_err(struct shoal_sock *ss, struct msghdr *msg)
 	e = list_first_entry_or_null(&ss->errq, struct shoal_err, node);
 	if (e)
 		list_del(&e->node);
-	if (list_empty(&ss->errq))
-		sk->sk_err = 0;
 	spin_unlock_bh(&ss->lock);
 	if (!e)
-		return -EAGAIN;
+		return sock_error(sk) ?: -EAGAIN;
 	shoal_addr_to(sk, &e->dst, msg);
 	shoal_put_info(msg, e->id, e->name_flags, e->error);
 	msg->msg_flags |= MSG_ERRQUEUE;
@@ -583,7 +621,7 @@ static __poll_t shoal_poll(struct file *file, struct socket *sock,
 	sock_poll_wait(file, sock, wait);
 	if (!list_empty_careful(&ss->ready))
 		mask |= EPOLLIN | EPOLLRDNORM;
-	if (!list_empty_careful(&ss->errq))
+	if (!list_empty_careful(&ss->errq) || READ_ONCE(sk->sk_err))
 		mask |= EPOLLERR;
 	if (READ_ONCE(sk->sk_wmem_queued) < READ_ONCE(sk->sk_sndbuf))
 		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
@@ -594,7 +632,7 @@ static int shoal_init_sock(struct sock *sk)
 {
 	struct shoal_sock *ss = shoal_sk(sk);
 	struct shoal_net *sn = shoal_net(sock_net(sk));
-	int i;
+	int err, i;
 
 	/* first: nothing else is set up when it fails (ss->sn says to
 	 * shoal_destroy() that it did not)
@@ -603,6 +641,10 @@ static int shoal_init_sock(struct sock *sk)
 		return -ENOMEM;
 	ss->sn = sn;
 	sk_sockets_allocated_inc(sk);	/* the share of net.shoal.mem */
+	err = shoal_udp_get(sn);	/* the first socket opens the port */
+	if (err)
+		return err;
+	ss->udp_held = true;
 	/* keyed per socket: its message ids cannot be guessed (nor named
 	 * as a closed one on the same port named its messages), nor its
 	 * buckets chosen by a peer
@@ -691,6 +733,8 @@ static void shoal_destroy(struct sock *sk)
 	if (!ss->sn)
 		return;		/* shoal_init_sock() failed */
 	rhashtable_destroy(&ss->done_ht);
+	if (ss->udp_held)
+		shoal_udp_put(ss->sn);	/* the last closes the port */
 	sk_sockets_allocated_dec(sk);
 }
 

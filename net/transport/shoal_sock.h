@@ -36,6 +36,7 @@ struct shoal_sock {
 	struct hlist_node port_node;	/* in sn->ports[], RCU */
 	u16 port;			/* bound Shoal port, 0: not yet */
 	struct shoal_net *sn;
+	bool udp_held;			/* counted in sn->udp_users */
 	struct timer_list timer;	/* resends and timeouts */
 
 	spinlock_t lock;		/* all below */

@@ -180,7 +180,8 @@ static int shoal_sysctl_fit(struct ctl_table *table, int write,
 }
 
 /* A new port opens a new socket first: a port in use is refused and the
- * old one stays.
+ * old one stays.  With no Shoal socket in the namespace there is no old
+ * one: the new port is tried, then closed until the first socket.
  */
 static int shoal_sysctl_udp_port(struct ctl_table *table, int write,
 				 void *buffer, size_t *lenp, loff_t *ppos)
@@ -195,8 +196,11 @@ static int shoal_sysctl_udp_port(struct ctl_table *table, int write,
 	tmp.extra1 = &shoal_port_min;
 	tmp.extra2 = &shoal_port_max;
 	err = proc_dointvec_minmax(&tmp, write, buffer, lenp, ppos);
-	if (!err && write && port != sn->udp_port)
+	if (!err && write && port != sn->udp_port) {
 		err = shoal_udp_open(sn, port);
+		if (!err && !refcount_read(&sn->udp_users))
+			shoal_udp_close(sn);
+	}
 	mutex_unlock(&sn->lock);
 	return err;
 }

@@ -4,7 +4,10 @@
  * UDP to one well-known port (net.shoal.udp_port); a kernel UDP tunnel
  * socket on that port hands each datagram to shoal_udp_rcv() with its
  * checksum verified.  One socket takes both families: AF_INET6 without
- * v6only, or AF_INET where IPv6 is off.
+ * v6only, or AF_INET where IPv6 is off.  The namespace's first Shoal
+ * socket opens it and its last closes it: a namespace that never uses
+ * Shoal holds no port.  A peer without one answers our packets with ICMP
+ * port unreachable, which stands for the refusal its port would send.
  *
  * Packets leave through udp_tunnel_xmit_skb() (or its IPv6 twin) from a
  * random source port each, so that ECMP spreads a message's packets, to
@@ -14,6 +17,8 @@
  * under RCU, on the socket of the namespace it counts for.  Sending takes
  * no lock and may run in any context but hard interrupts.
  */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
@@ -24,6 +29,7 @@
 #include <net/ip6_route.h>
 #include <net/ipv6_stubs.h>
 #include <net/route.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include "shoal_impl.h"
@@ -118,6 +124,88 @@ free:
 	return 0;
 }
 
+static bool shoal_icmp_port_unreach(const struct sk_buff *skb, u8 version)
+{
+	if (version == 4)
+		return icmp_hdr(skb)->type == ICMP_DEST_UNREACH &&
+		       icmp_hdr(skb)->code == ICMP_PORT_UNREACH;
+	return icmp6_hdr(skb)->icmp6_type == ICMPV6_DEST_UNREACH &&
+	       icmp6_hdr(skb)->icmp6_code == ICMPV6_PORT_UNREACH;
+}
+
+/* Every ICMP error about a datagram to our port's number is ours to look
+ * at: the kernel found this socket by the port the datagram went to
+ */
+static int shoal_udp_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	return 0;
+}
+
+/* An ICMP error about a datagram we sent, in softirq context under RCU:
+ * skb->data at the IP header it quotes, @udp_offset past it the UDP
+ * header.  Port unreachable says the peer has no Shoal socket, so no
+ * Shoal port: it stands for the refusal that port would have answered
+ * the quoted packet with.  Other errors are left to the resends and
+ * timeouts.  The quote is read, not pulled: the ICMP layer still owns
+ * the skb.
+ */
+static void shoal_udp_err_rcv(struct sock *sk, struct sk_buff *skb,
+			      unsigned int udp_offset)
+{
+	struct shoal_net *sn = shoal_net(sock_net(sk));
+	struct shoal_wire_pkt sent;
+	struct in6_addr local;
+	struct shoal_addr peer;
+	struct udphdr _uh, *uh;
+	u8 buf[SHOAL_HDR_MAX];
+	u32 len, avail;
+	const u8 *h, *v;
+	u8 version;
+
+	v = skb_header_pointer(skb, 0, 1, buf);	/* the quoted IP version */
+	if (!v)
+		goto ignore;
+	version = *v >> 4;
+	if ((version != 4 && version != 6) ||
+	    !shoal_icmp_port_unreach(skb, version))
+		goto ignore;
+	uh = skb_header_pointer(skb, udp_offset, sizeof(_uh), &_uh);
+	if (!uh || ntohs(uh->len) < sizeof(*uh) ||
+	    skb->len < udp_offset + sizeof(*uh))
+		goto ignore;
+	len = ntohs(uh->len) - sizeof(*uh);
+	avail = min3(len, skb->len - udp_offset - (u32)sizeof(*uh),
+		     (u32)SHOAL_HDR_MAX);
+	h = skb_header_pointer(skb, udp_offset + sizeof(*uh), avail, buf);
+	if (!h || shoal_wire_parse(h, avail, len, READ_ONCE(sn->max_msg_len),
+				   &sent))
+		goto ignore;
+	if (version == 4) {
+		struct iphdr _iph, *iph;
+
+		iph = skb_header_pointer(skb, 0, sizeof(_iph), &_iph);
+		if (!iph)
+			goto ignore;
+		ipv6_addr_set_v4mapped(iph->daddr, &peer.ip);
+		ipv6_addr_set_v4mapped(iph->saddr, &local);
+	} else {
+		struct ipv6hdr _ip6h, *ip6h;
+
+		ip6h = skb_header_pointer(skb, 0, sizeof(_ip6h), &_ip6h);
+		if (!ip6h)
+			goto ignore;
+		peer.ip = ip6h->daddr;
+		local = ip6h->saddr;
+	}
+	peer.port = sent.dport;
+	if (!shoal_sock_unreachable(sn, &sent, &peer, &local))
+		goto ignore;
+	shoal_stat_inc(sn, SHOAL_STAT_RX_ICMP_UNREACH);
+	return;
+ignore:
+	shoal_stat_inc(sn, SHOAL_STAT_RX_ICMP_IGNORED);
+}
+
 /* A UDP socket of @family on @port whose packets all come to us: it is
  * a tunnel socket before it is bound (udp_sock_create() binds first, and
  * a packet in between would sit in its receive queue, uncounted).
@@ -129,6 +217,8 @@ static int shoal_udp_bind(struct shoal_net *sn, int family, int port,
 		.sk_user_data = sn,
 		.encap_type = 1,
 		.encap_rcv = shoal_udp_rcv,
+		.encap_err_lookup = shoal_udp_err_lookup,
+		.encap_err_rcv = shoal_udp_err_rcv,
 	};
 	struct sockaddr_in6 a6 = {
 		.sin6_family = AF_INET6,
@@ -192,6 +282,61 @@ void shoal_udp_close(struct shoal_net *sn)
 	if (sn->sock)
 		udp_tunnel_sock_release(sn->sock);
 	sn->sock = NULL;
+}
+
+/* Each UDP tunnel socket holds the UDP layer's static keys for tunnels
+ * while it is open, so that the first to open turns them on and the last
+ * to close turns them off, patching the kernel's code on every CPU each
+ * time.  A namespace's port comes and goes with its sockets: the module
+ * holds the keys as long as it is loaded, so that socket() and close()
+ * never patch code (the same churn from sqr's guard locked up a TCG
+ * guest).  With IPv6 on, the IPv6 key too.
+ */
+void shoal_udp_keys_hold(void)
+{
+	static_branch_inc(&udp_encap_needed_key);
+#if IS_ENABLED(CONFIG_IPV6)
+	static_branch_inc(&udpv6_encap_needed_key);
+#endif
+}
+
+void shoal_udp_keys_release(void)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	static_branch_dec(&udpv6_encap_needed_key);
+#endif
+	static_branch_dec(&udp_encap_needed_key);
+}
+
+/* A Shoal socket is made: the first of the namespace opens its UDP
+ * port (net.shoal.udp_port), in process context.  A port in use is the
+ * socket's error (EADDRINUSE).
+ */
+int shoal_udp_get(struct shoal_net *sn)
+{
+	int err = 0;
+
+	if (refcount_inc_not_zero(&sn->udp_users))
+		return 0;
+	mutex_lock(&sn->lock);
+	if (refcount_read(&sn->udp_users)) {
+		refcount_inc(&sn->udp_users);
+	} else {
+		err = shoal_udp_open(sn, sn->udp_port);
+		if (!err)
+			refcount_set(&sn->udp_users, 1);
+	}
+	mutex_unlock(&sn->lock);
+	return err;
+}
+
+/* A Shoal socket is gone: the last of the namespace closes the port */
+void shoal_udp_put(struct shoal_net *sn)
+{
+	if (!refcount_dec_and_mutex_lock(&sn->udp_users, &sn->lock))
+		return;
+	shoal_udp_close(sn);
+	mutex_unlock(&sn->lock);
 }
 
 /* DSCP CS6 for control packets, DSCP 0 with ECT(0) for data

@@ -10,8 +10,9 @@
 # the UDP layer refuses first (a bad checksum, a length past the end),
 # sent from a raw socket, are counted there and never reach us.  Then
 # net.shoal.udp_port moves the socket (a port in use is refused, the old
-# one kept), a namespace goes away with the module loaded, and the module
-# unloads.
+# one kept), a namespace goes away with the module loaded (its last Shoal
+# socket closed after), and the module unloads.  A Shoal socket is held
+# in the receiving namespace throughout: its first opens the UDP port.
 # shellcheck source-path=SCRIPTDIR
 set -u
 
@@ -36,7 +37,22 @@ ip -n "$A" addr add 10.77.0.1/24 dev va && ip -n "$B" addr add 10.77.0.2/24 dev 
 	ip -n "$A" link set lo up && ip -n "$B" link set lo up || topo_die "addresses"
 
 tap_ok "$(ip netns exec "$B" sysctl -n net.shoal.udp_port) == 4797" \
-	"a new namespace listens on the default port 4797"
+	"a new namespace's Shoal port is the default, 4797"
+
+# a namespace's first Shoal socket opens its UDP port (scenario/
+# shoal-lazyport tests that): one on a port no case names is held open
+# in each, B's until it goes; A hears B's answers and its own broadcasts
+declare -A port_holder
+for ns in "$A" "$B"; do
+	ip netns exec "$ns" python3 "$HERE/../lib/udp_hold.py" 4 40999 600 253 >"$TOPO_TMP/hold.$ns" &
+	port_holder[$ns]=$!
+	TOPO_PIDS+=("$!")
+	for _ in $(seq 200); do
+		grep -q bound "$TOPO_TMP/hold.$ns" 2>/dev/null && break
+		topo_nap 0.1
+	done
+	grep -q bound "$TOPO_TMP/hold.$ns" || topo_die "no Shoal socket in $ns"
+done
 
 # 1. every case of the packet generator, one at a time: the counters that
 #    move are exactly the ones the case names
@@ -191,7 +207,12 @@ done
 tap_ok "$(shoal_rx_packets "$B") > base + 100" "packets arriving when the namespace goes"
 ip netns del "$B"
 wait "$flood" 2>/dev/null
+# its last socket keeps it until now
+kill "${port_holder[$B]}" 2>/dev/null
+wait "${port_holder[$B]}" 2>/dev/null
 ip netns del "$A"
+kill "${port_holder[$A]}" 2>/dev/null
+wait "${port_holder[$A]}" 2>/dev/null
 topo_nap 0.5
 rmmod shoal
 tap_ok "$? == 0" "the module unloads once its namespaces are gone"

@@ -1668,6 +1668,15 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		flags |= MSG_DONTWAIT;
 	if (forced == POLLERR || (!forced && chance(15)))
 		flags |= MSG_ERRQUEUE;
+	if (flags & MSG_ERRQUEUE) {
+		/* past the reports: the error of one that found no memory,
+		 * once (Documentation/shoal.md, "Failures")
+		 */
+		eset_add(&e.base, ECONNREFUSED);
+		eset_add(&e.base, EMSGSIZE);
+		eset_add(&e.base, ETIMEDOUT);
+		eset_add(&e.base, ECONNRESET);
+	}
 	if (!forced && chance(15))
 		flags |= MSG_TRUNC;
 	if (!forced && chance(5))
@@ -1928,9 +1937,9 @@ static void op_recvmmsg(int sl)
 		mm[i].msg_hdr.msg_control = ctl[i];
 		mm[i].msg_hdr.msg_controllen = sizeof(ctl[i]);
 	}
-	/* the core's recvmmsg() reports a failure pending in sk_err (which
-	 * shoal.ko sets for each message that failed) before it reads,
-	 * once; recvmsg() does not (Documentation/shoal.md, "Failures")
+	/* the core's recvmmsg() reports a failure pending in sk_err before
+	 * it reads, once: shoal.ko sets it for a failure whose report found
+	 * no memory (Documentation/shoal.md, "Failures")
 	 */
 	e_init(&e, true, EAGAIN, ECONNREFUSED, EMSGSIZE, ETIMEDOUT,
 	       ECONNRESET, 0);
