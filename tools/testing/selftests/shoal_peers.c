@@ -3,6 +3,7 @@
  * shoal_peers: one server socket, thousands of peer hosts.
  *
  *	shoal_peers -C CLIENT_NS -S SERVER_NS -n N -p PORT [-P] [-t SECS]
+ *		[-w WAVE]
  *
  * CLIENT_NS and SERVER_NS are network namespace files (/run/netns/X),
  * set up by tools/testing/scenarios/shoal-peers.sh: the client
@@ -11,8 +12,9 @@
  * socket j sends from a host of its own.  One process opens the server's
  * socket (SIRD, or PL2 with -P) in the server namespace and N client
  * sockets in the client namespace (a socket stays in the namespace it
- * was made in), then every client sends one request at once, the server
- * reads each and answers it, and each client reads its response.
+ * was made in), then the clients send one request each, WAVE of them at
+ * once (default: all), the next wave once the last is answered; the
+ * server reads each and answers it, and each client reads its response.
  *
  * Checked: every request arrives once, intact, from the address of the
  * client that sent it and its port, marked a request; every response
@@ -110,9 +112,6 @@ static int check(const char *b, ssize_t n, int kind)
 }
 
 static void tap(bool ok, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void tap(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -147,7 +146,8 @@ static const char *const obj_names[] = {
 	"pl2_dsts", "pl2_bursts",
 };
 
-#define NOBJ (sizeof(obj_names) / sizeof(obj_names[0]))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#define NOBJ		ARRAY_SIZE(obj_names)
 
 static long obj_peak[NOBJ], srv_peers_peak, slab_base, slab_peak;
 
@@ -328,7 +328,8 @@ static ssize_t send_one(int fd, const struct sockaddr_in *to, uint32_t len,
 
 int main(int argc, char **argv)
 {
-	int opt, cns = -1, sns = -1, srv, j, k, *cfd, done_req = 0,
+	int opt, cns = -1, sns = -1, srv, j, k, *cfd, done_req = 0, wave = 0,
+	    w0, w1,
 	    done_resp = 0, bad = 0, errq = 0, dup = 0, fails = 0;
 	bool pl2;
 	uint64_t *req_id, *resp_seen, *req_seen;
@@ -343,7 +344,7 @@ int main(int argc, char **argv)
 	char firstbad[256] = "";
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "C:S:n:p:Pt:")) != -1) {
+	while ((opt = getopt(argc, argv, "C:S:n:p:Pt:w:")) != -1) {
 		switch (opt) {
 		case 'C':
 			cns = open(optarg, O_RDONLY);
@@ -363,21 +364,27 @@ int main(int argc, char **argv)
 		case 't':
 			timeout_s = atoi(optarg);
 			break;
+		case 'w':
+			wave = atoi(optarg);
+			break;
 		default:
-			printf("usage: %s -C NS -S NS -n N -p PORT [-P] [-t SECS]\n",
+			printf("usage: %s -C NS -S NS -n N -p PORT [-P] [-t SECS] [-w WAVE]\n",
 			       argv[0]);
 			return 2;
 		}
 	}
+	if (wave <= 0 || wave > nr)
+		wave = nr;
 	if (cns < 0 || sns < 0 || nr < 1 || nr > 62500 || port < 1) {
-		printf("Bail out! usage: %s -C NS -S NS -n N -p PORT [-P] [-t SECS]\n",
+		printf("Bail out! usage: %s -C NS -S NS -n N -p PORT [-P] [-t SECS] [-w WAVE]\n",
 		       argv[0]);
 		return 2;
 	}
 	pl2 = proto == IPPROTO_PL2;
 	proto = read_long(pl2 ? "/sys/module/shoal/parameters/proto_pl2" :
 			  "/sys/module/shoal/parameters/proto_sird", proto);
-	rl.rlim_cur = rl.rlim_max = nr + 64;
+	rl.rlim_cur = nr + 64;
+	rl.rlim_max = nr + 64;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {
 		printf("Bail out! RLIMIT_NOFILE %d: %s\n", nr + 64,
 		       strerror(errno));
@@ -395,7 +402,8 @@ int main(int argc, char **argv)
 	printf("# %s: %d peer hosts, one server socket, port %d\n",
 	       pl2 ? "pl2" : "sird", nr,
 	       port);
-	slab_base = slab_peak = meminfo_slab();
+	slab_base = meminfo_slab();
+	slab_peak = slab_base;
 
 	enter(sns, "server");
 	srv = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK, proto);
@@ -422,114 +430,121 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	t0 = now_s();
-	for (j = 0; j < nr; j++) {
-		fill(buf, j, req_len(j), 0);
-		sin_of(&to, server_addr(j), port);
-		if (send_one(cfd[j], &to, req_len(j), SHOAL_MSG_REQUEST, 0,
-			     &req_id[j]) != (ssize_t)req_len(j)) {
-			fails++;
-			if (!firstbad[0])
-				snprintf(firstbad, sizeof(firstbad),
-					 "client %d: sendmsg: %s", j,
-					 strerror(errno));
-		}
-	}
-	t_sent = now_s();
-	enter(sns, "server");
-
-	deadline = t0 + timeout_s;
+	deadline = now_s() + timeout_s;
 	for (j = 0; j < nr; j++) {
 		pfd[j].fd = cfd[j];
 		pfd[j].events = POLLIN;
 	}
 	pfd[nr].fd = srv;
 	pfd[nr].events = POLLIN;
-	while (done_resp < nr && now_s() < deadline) {
-		if (now_s() >= next_sample) {
-			sample(true);
-			next_sample = now_s() + 0.05;
-		}
-		if (poll(pfd, nr + 1, 20) < 0)
-			continue;
-		/* the server: every request it has, answered at once */
-		if (pfd[nr].revents & POLLERR)
-			while (recv_one(srv, &from, &info, MSG_ERRQUEUE) >= 0) {
-				note_err(1, info.error);
-				if (!errq++)
+	t0 = now_s();
+	for (w0 = 0; w0 < nr && now_s() < deadline; w0 = w1) {
+		w1 = w0 + wave < nr ? w0 + wave : nr;
+		t_sent = now_s();
+		enter(cns, "client");
+		for (j = w0; j < w1; j++) {
+			fill(buf, j, req_len(j), 0);
+			sin_of(&to, server_addr(j), port);
+			if (send_one(cfd[j], &to, req_len(j), SHOAL_MSG_REQUEST, 0,
+				     &req_id[j]) != (ssize_t)req_len(j)) {
+				fails++;
+				if (!firstbad[0])
 					snprintf(firstbad, sizeof(firstbad),
-						 "server: error report %d for %s",
-						 info.error,
-						 inet_ntoa(from.sin_addr));
-			}
-		while (pfd[nr].revents & POLLIN) {
-			n = recv_one(srv, &from, &info, 0);
-			if (n == -1) {
-				if (errno != EAGAIN && !bad++)
-					snprintf(firstbad, sizeof(firstbad),
-						 "server recvmsg: %s",
+						 "client %d: sendmsg: %s", j,
 						 strerror(errno));
-				break;
 			}
-			k = check(buf, n, 0);
-			if (k < 0 || info.flags != SHOAL_MSG_REQUEST ||
-			    from.sin_addr.s_addr != htonl(peer_addr(k)) ||
-			    info.id != req_id[k]) {
-				if (!bad++)
-					snprintf(firstbad, sizeof(firstbad),
-						 "request %d of %zd bytes from %s, kind %u: not whole, not from its client or not its id",
-						 k, n, inet_ntoa(from.sin_addr),
-						 info.flags);
-				continue;
-			}
-			if (req_seen[k]++) {
-				dup++;
-				continue;
-			}
-			if (++done_req == nr)
-				t_reqs = now_s();
-			fill(buf, k, resp_len(k), 1);
-			if (send_one(srv, &from, resp_len(k),
-				     SHOAL_MSG_RESPONSE, info.id, NULL) !=
-			    (ssize_t)resp_len(k) && !fails++)
-				snprintf(firstbad, sizeof(firstbad),
-					 "response %d: sendmsg: %s", k,
-					 strerror(errno));
 		}
-		/* the clients */
-		for (j = 0; j < nr; j++) {
-			while ((pfd[j].revents & POLLERR) &&
-			       recv_one(cfd[j], &from, &info,
-					MSG_ERRQUEUE) >= 0) {
-				note_err(0, info.error);
-				if (!errq++)
-					snprintf(firstbad, sizeof(firstbad),
-						 "client %d: error report %d",
-						 j, info.error);
+		enter(sns, "server");
+		printf("# peers %d to %d: requests sent in %.2f s\n", w0, w1 - 1,
+		       now_s() - t_sent);
+		while (done_resp < w1 && now_s() < deadline) {
+			if (now_s() >= next_sample) {
+				sample(true);
+				next_sample = now_s() + 0.05;
 			}
-			if (!(pfd[j].revents & POLLIN))
+			if (poll(pfd, nr + 1, 20) < 0)
 				continue;
-			n = recv_one(cfd[j], &from, &info, 0);
-			if (n == -1 && errno == EAGAIN)
-				continue;
-			k = check(buf, n, 1);
-			if (k != j || info.flags != SHOAL_MSG_RESPONSE ||
-			    info.id != req_id[j] ||
-			    from.sin_addr.s_addr != htonl(server_addr(j)) ||
-			    ntohs(from.sin_port) != port) {
-				if (!bad++)
+			/* the server: every request it has, answered at once */
+			if (pfd[nr].revents & POLLERR)
+				while (recv_one(srv, &from, &info, MSG_ERRQUEUE) >= 0) {
+					note_err(1, info.error);
+					if (!errq++)
+						snprintf(firstbad, sizeof(firstbad),
+							 "server: error report %d for %s",
+							 info.error,
+							 inet_ntoa(from.sin_addr));
+				}
+			while (pfd[nr].revents & POLLIN) {
+				n = recv_one(srv, &from, &info, 0);
+				if (n == -1) {
+					if (errno != EAGAIN && !bad++)
+						snprintf(firstbad, sizeof(firstbad),
+							 "server recvmsg: %s",
+							 strerror(errno));
+					break;
+				}
+				k = check(buf, n, 0);
+				if (k < 0 || info.flags != SHOAL_MSG_REQUEST ||
+				    from.sin_addr.s_addr != htonl(peer_addr(k)) ||
+				    info.id != req_id[k]) {
+					if (!bad++)
+						snprintf(firstbad, sizeof(firstbad),
+							 "request %d of %zd bytes from %s, kind %u: not whole, not from its client or not its id",
+							 k, n, inet_ntoa(from.sin_addr),
+							 info.flags);
+					continue;
+				}
+				if (req_seen[k]++) {
+					dup++;
+					continue;
+				}
+				if (++done_req == nr)
+					t_reqs = now_s();
+				fill(buf, k, resp_len(k), 1);
+				if (send_one(srv, &from, resp_len(k),
+					     SHOAL_MSG_RESPONSE, info.id, NULL) !=
+				    (ssize_t)resp_len(k) && !fails++)
 					snprintf(firstbad, sizeof(firstbad),
-						 "client %d: response %d of %zd bytes from %s, kind %u",
-						 j, k, n,
-						 inet_ntoa(from.sin_addr),
-						 info.flags);
-				continue;
+						 "response %d: sendmsg: %s", k,
+						 strerror(errno));
 			}
-			if (resp_seen[j]++)
-				dup++;
-			else
-				done_resp++;
+			/* the clients */
+			for (j = 0; j < nr; j++) {
+				while ((pfd[j].revents & POLLERR) &&
+				       recv_one(cfd[j], &from, &info,
+						MSG_ERRQUEUE) >= 0) {
+					note_err(0, info.error);
+					if (!errq++)
+						snprintf(firstbad, sizeof(firstbad),
+							 "client %d: error report %d",
+							 j, info.error);
+				}
+				if (!(pfd[j].revents & POLLIN))
+					continue;
+				n = recv_one(cfd[j], &from, &info, 0);
+				if (n == -1 && errno == EAGAIN)
+					continue;
+				k = check(buf, n, 1);
+				if (k != j || info.flags != SHOAL_MSG_RESPONSE ||
+				    info.id != req_id[j] ||
+				    from.sin_addr.s_addr != htonl(server_addr(j)) ||
+				    ntohs(from.sin_port) != port) {
+					if (!bad++)
+						snprintf(firstbad, sizeof(firstbad),
+							 "client %d: response %d of %zd bytes from %s, kind %u",
+							 j, k, n,
+							 inet_ntoa(from.sin_addr),
+							 info.flags);
+					continue;
+				}
+				if (resp_seen[j]++)
+					dup++;
+				else
+					done_resp++;
+			}
 		}
+		printf("# peers %d to %d: %d responses read %.2f s after the first request\n",
+		       w0, w1 - 1, done_resp, now_s() - t_sent);
 	}
 	t_end = now_s();
 	sample(true);
@@ -540,8 +555,8 @@ int main(int argc, char **argv)
 	dump_stats("client namespace");
 	enter(sns, "server");
 
-	printf("# requests sent in %.2f s; all read by the server after %.2f s; all responses after %.2f s\n",
-	       t_sent - t0, t_reqs ? t_reqs - t0 : -1.0, t_end - t0);
+	printf("# all requests read by the server after %.2f s; all responses after %.2f s\n",
+	       t_reqs ? t_reqs - t0 : -1.0, t_end - t0);
 	printf("key elapsed_s %.2f\n", t_end - t0);
 	printf("key requests %d\nkey responses %d\n", done_req, done_resp);
 	for (k = 0; k < (int)NOBJ; k++)
@@ -549,6 +564,7 @@ int main(int argc, char **argv)
 	printf("key server_peers_peak %ld\n", srv_peers_peak);
 	printf("key server_peers_made %ld\n",
 	       peers + freed - peers0 - freed0);
+	printf("key server_peers_before %ld\n", peers0);
 	printf("key server_peers_now %ld\n", peers);
 	printf("key slab_growth_kb %ld\n", slab_peak - slab_base);
 
