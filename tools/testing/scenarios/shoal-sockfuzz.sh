@@ -15,7 +15,8 @@
 # SOCKFUZZ_THREADS (2) other threads making calls on the same sockets at
 # once (the driver's -tN: sends, receives, binds, buffer sizes, closes
 # and sockets replaced under the main thread's calls), whose main thread
-# makes half the calls (the others make about three times as many).  SOCKFUZZ_SEEDS
+# makes a quarter of the calls (the others make about four times as
+# many).  SOCKFUZZ_SEEDS
 # replaces the seeds: odd runs are the first kind, even runs the second.  Then every object count, sird_peers too, is 0 once
 # the namespaces are gone, no Shoal socket is left
 # (/proc/net/protocols) and the module unloads.
@@ -64,7 +65,7 @@ for seed in $SEEDS; do
 	ops=$OPS
 	if [ $((run % 2)) = 0 ]; then
 		opts+=("-t$THREADS")
-		ops=$((OPS / 2))
+		ops=$((OPS / 4))
 		where=" with $THREADS other threads on the same sockets"
 	fi
 	if [ -n "$CG" ]; then
