@@ -615,6 +615,21 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	}
 }
 
+/* Where request @id from @src was sent, into @local (left as it is if
+ * the request is not remembered): its response goes from there, as
+ * every reply does, since the client knows the server by the address
+ * it sent the request to.  Under ss->lock.
+ */
+void shoal_in_request_local(struct shoal_sock *ss,
+			    const struct shoal_addr *src, u64 id,
+			    struct in6_addr *local)
+{
+	struct shoal_done *d = shoal_done_find(ss, src, id, SHOAL_F_REQUEST);
+
+	if (d)
+		*local = d->local;
+}
+
 /* The response to request @id of @src is acknowledged, or failed: the
  * request is remembered only as long as any read message now
  */

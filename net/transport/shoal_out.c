@@ -169,6 +169,7 @@ static void shoal_omsg_credit_req(struct shoal_sock *ss,
 {
 	shoal_ctrl(ss->sn, &(struct shoal_ctrl){
 			.dst = &m->dst,
+			.saddr = &m->local,
 			.sport = ss->port,
 			.type = SHOAL_T_CREDIT_REQ,
 			.flags = flags,
@@ -206,7 +207,7 @@ bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
 		return false;
 	}
 	skb_put_data(skb, m->data + off, len);
-	shoal_pkt_queue(skb, &m->dst, NULL, SHOAL_T_DATA, q);
+	shoal_pkt_queue(skb, &m->dst, &m->local, SHOAL_T_DATA, q);
 	if (flags & SHOAL_F_RETX)
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RETX_PACKETS);
 	return true;
@@ -403,6 +404,12 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 			kfree(m);
 			return -EALREADY;	/* that response is going */
 		}
+		/* from where the client sent the request: from the
+		 * route's address, a server with several would answer
+		 * from one the client never sent to, and the client's
+		 * request, never answered from where it went, would fail
+		 */
+		shoal_in_request_local(ss, dst, m->id, &m->local);
 	} else {
 		m->id = shoal_next_id(ss, dst, name_flags);
 		*id = m->id;

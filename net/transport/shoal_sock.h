@@ -95,6 +95,10 @@ struct shoal_omsg {
 	struct hlist_node hash;		/* ss->out_hash, by id */
 	struct list_head node;		/* ss->out_list */
 	struct shoal_addr dst;
+	struct in6_addr local;		/* its packets' source: a response's
+					 * is where its request was sent;
+					 * any: the route's
+					 */
 	u64 id;
 	u8 name_flags;			/* SHOAL_F_REQUEST or _RESPONSE */
 	bool announced;			/* CREDIT_REQ sent or not needed */
@@ -263,6 +267,9 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_in_read(struct shoal_imsg *m, struct msghdr *msg, size_t len);
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
+void shoal_in_request_local(struct shoal_sock *ss,
+			    const struct shoal_addr *src, u64 id,
+			    struct in6_addr *local);
 void shoal_in_answered(struct shoal_sock *ss, const struct shoal_addr *src,
 		       u64 id);
 void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,

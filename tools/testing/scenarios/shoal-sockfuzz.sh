@@ -9,12 +9,15 @@
 # (the driver's -n); every call must return what it may, the paths the
 # driver names must be reached, messages read must be intact and read
 # once, and shoal.ko's objects must be back to 0 once it closed its
-# sockets.  Two runs of SOCKFUZZ_OPS (5000) calls: a fixed seed, in a
-# memory cgroup (so that SO_RESERVE_MEM and the cgroup's socket charges
-# are exercised), and a seed from the clock, printed, with a second
-# thread making calls on the same sockets at once (the driver's -t).
-# SOCKFUZZ_SEEDS replaces the seeds: odd runs are the first kind, even
-# runs the second.  Then every object count, sird_peers too, is 0 once
+# sockets.  Two runs of SOCKFUZZ_OPS (5000) calls in a memory cgroup (so
+# that SO_RESERVE_MEM and the cgroup's socket charges are exercised): a
+# fixed seed, one thread; and a seed from the clock, printed, with
+# SOCKFUZZ_THREADS (2) other threads making calls on the same sockets at
+# once (the driver's -tN: sends, receives, binds, buffer sizes, closes
+# and sockets replaced under the main thread's calls), whose main thread
+# makes a quarter of the calls (the others make about four times as
+# many).  SOCKFUZZ_SEEDS
+# replaces the seeds: odd runs are the first kind, even runs the second.  Then every object count, sird_peers too, is 0 once
 # the namespaces are gone, no Shoal socket is left
 # (/proc/net/protocols) and the module unloads.
 # shellcheck source-path=SCRIPTDIR
@@ -28,6 +31,7 @@ source "$HERE/../lib/shoal.sh"
 
 BIN=$TREE/build/selftests/shoal_sockfuzz
 OPS=${SOCKFUZZ_OPS:-5000}
+THREADS=${SOCKFUZZ_THREADS:-2}
 SEEDS=${SOCKFUZZ_SEEDS:-"24005 $(($(date +%s) % 1000000))"}
 CG_ROOT=/sys/fs/cgroup
 CG=
@@ -58,23 +62,26 @@ for seed in $SEEDS; do
 	where=
 	cg=
 	opts=(-n)
+	ops=$OPS
 	if [ $((run % 2)) = 0 ]; then
-		opts+=(-t)
-		where=" with a second thread"
-	elif [ -n "$CG" ]; then
-		cg=$CG
-		where=" in a memory cgroup"
+		opts+=("-t$THREADS")
+		ops=$((OPS / 4))
+		where=" with $THREADS other threads on the same sockets"
 	fi
-	echo "# run $run: seed $seed, $OPS operations$where"
+	if [ -n "$CG" ]; then
+		cg=$CG
+		where="$where, in a memory cgroup"
+	fi
+	echo "# run $run: seed $seed, $ops operations$where"
 	start=$SECONDS
 	# the driver's own TAP goes into its log, its verdict is one line here
 	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' \
-		sh "$cg" "$BIN" "${opts[@]}" "$OPS" "$seed" >"$TOPO_TMP/run$run.log" 2>&1
+		sh "$cg" "$BIN" "${opts[@]}" "$ops" "$seed" >"$TOPO_TMP/run$run.log" 2>&1
 	status=$?
 	sed 's/^/# /' "$TOPO_TMP/run$run.log"
 	grep -E '^not ok' "$TOPO_TMP/run$run.log" | sed 's/^not ok [0-9]* - /# FAILED: /'
 	tap_ok "$status == 0" \
-		"seed $seed$where: $OPS calls, each returned what it may, every path reached, messages intact, objects back to 0 ($((SECONDS - start)) s)"
+		"seed $seed$where: $ops calls, each returned what it may, every path reached, messages intact, objects back to 0 ($((SECONDS - start)) s)"
 done
 
 shoal_objects_zero "once the namespaces are gone"

@@ -62,6 +62,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -81,6 +82,11 @@
 #define NERR		192	/* errno values counted one by one */
 #define MAX_FAIL_LINES	40
 
+/* counts several threads add to */
+#define ADD(var, n)	__atomic_fetch_add(&(var), (n), __ATOMIC_SEQ_CST)
+#define SUB(var, n)	__atomic_fetch_sub(&(var), (n), __ATOMIC_SEQ_CST)
+#define LOAD(var)	__atomic_load_n(&(var), __ATOMIC_SEQ_CST)
+
 /* the kernel's, which libc does not all name */
 #ifndef MSG_PROBE
 #define MSG_PROBE	0x10
@@ -97,7 +103,7 @@
 
 /* ---- random numbers: xorshift64*, from the seed ---- */
 
-static uint64_t rs;
+static __thread uint64_t rs;
 
 static uint64_t rnd(void)
 {
@@ -209,7 +215,7 @@ static bool eset_has(const struct eset *s, int e)
  */
 struct expect {
 	struct eset early, late, base;
-	int nearly, nlate;
+	int nearly, nlate, nsockdep;
 	bool base_ok;
 	char faults[160];
 };
@@ -262,11 +268,22 @@ static void e_late(struct expect *e, const char *what, ...)
 	e_note(e, what);
 }
 
+/* e_sockdep(e): the last fault named depends on the socket (its family,
+ * or its port): another socket might take the call
+ */
+static void e_sockdep(struct expect *e)
+{
+	e->nsockdep++;
+}
+
 /* ---- the run ---- */
 
 static unsigned long long seed;
-static bool chaos_on;
-static unsigned long op_idx, nops;
+static bool chaos_on;		/* other threads make calls on the pool too */
+static int nracers;
+static __thread unsigned long op_idx;
+static __thread int tid;	/* 0: the main thread, 1..: the others */
+static unsigned long nops;
 static unsigned long failures;
 static int proto_num[2] = { IPPROTO_SIRD, IPPROTO_PL2 };
 static const char *const proto_name[2] = { "sird", "pl2" };
@@ -281,7 +298,8 @@ static void fail(const char *fmt, ...)
 	pthread_mutex_lock(&out_lock);
 	failures++;
 	if (failures <= MAX_FAIL_LINES) {
-		printf("# FAIL seed %llu op %lu: ", seed, op_idx);
+		printf("# FAIL seed %llu thread %d op %lu: ", seed, tid,
+		       op_idx);
 		va_start(ap, fmt);
 		vprintf(fmt, ap);
 		va_end(ap);
@@ -314,9 +332,19 @@ static const char *ename(int e)
 	return buf;
 }
 
+static bool cur_moved(void);
+static unsigned long n_moved, n_moved_ebadf;
+
 /*
  * Count the call and judge its result against @e; @ret < 0 is a failure
  * with @err.  True when the result was one @e allows.
+ *
+ * A call whose slot was closed or given another socket while it ran
+ * (cur_moved()) may have reached another socket, of another family,
+ * bound or not, or none: it may give any value its faults and the call
+ * allow, EBADF (closed), and what a socket of the other family or port
+ * state gives (EAFNOSUPPORT, EINVAL, EADDRINUSE, EDESTADDRREQ); success
+ * only when no fault but one that depends on the socket was made.
  */
 static bool judge(enum kind k, long ret, int err, struct expect *e,
 		  const char *call)
@@ -326,12 +354,26 @@ static bool judge(enum kind k, long ret, int err, struct expect *e,
 	bool ok_allowed;
 	int i;
 
-	ks->calls++;
+	ADD(ks->calls, 1);
 	if (ret >= 0)
-		ks->ok++;
+		ADD(ks->ok, 1);
 	else
-		ks->err[err > 0 && err < NERR ? err : 0]++;
-	if (e->nearly) {
+		ADD(ks->err[err > 0 && err < NERR ? err : 0], 1);
+	if (cur_moved()) {
+		ADD(n_moved, 1);
+		if (ret < 0 && err == EBADF)
+			ADD(n_moved_ebadf, 1);
+		allowed = e->base;
+		for (i = 0; i < NERR / 64; i++)
+			allowed.w[i] |= e->late.w[i] | e->early.w[i];
+		eset_add(&allowed, EBADF);
+		eset_add(&allowed, EAFNOSUPPORT);
+		eset_add(&allowed, EINVAL);
+		eset_add(&allowed, EADDRINUSE);
+		eset_add(&allowed, EDESTADDRREQ);
+		ok_allowed = e->base_ok &&
+			     e->nearly + e->nlate <= e->nsockdep;
+	} else if (e->nearly) {
 		allowed = e->early;
 		ok_allowed = false;
 	} else {
@@ -355,12 +397,42 @@ static bool judge(enum kind k, long ret, int err, struct expect *e,
 
 /* ---- the pool ---- */
 
+/*
+ * Each slot of the pool has a descriptor number of its own, FD_BASE +
+ * slot, which only ever holds a socket of the pool: a socket is made at
+ * the lowest free number and moved there with dup2(), which replaces
+ * the slot's socket at once if it had one.  So a call on a slot's
+ * descriptor reaches the slot's socket, another socket of the pool that
+ * replaced it meanwhile, or, the slot closed, nothing (EBADF); never a
+ * descriptor that is not a socket (ENOTSOCK is never right).
+ *
+ * The bookkeeping (slots, sockets, requests) is under pool_lock, and so
+ * are the calls that change a slot (close, dup2), each of which first
+ * bumps the slot's generation.  Every other call is made without the
+ * lock, on a snapshot of its slot (struct cur): when the slot's
+ * generation moved during the call, the call may have reached another
+ * socket or none, and is judged for that (judge()); what it did is then
+ * counted to no socket.
+ */
+#define FD_BASE		900
+#define SLOT_FD(sl)	(FD_BASE + (sl))
+#define SOCKS_MAX	65536	/* sockets a run makes at most */
+#define RACERS_MAX	4
+
 struct fsock {			/* one socket, under one or more descriptors */
 	int refs;
 	int family, pi;		/* AF_INET or AF_INET6; 0 SIRD, 1 PL2 */
 	int port;		/* bound port, 0: none yet */
 	bool nonblock;
-	unsigned long sends_ok, reads_ok, errq_reads, reqs_ok;
+	/* calls that reached it (atomic): successful sends, sends under
+	 * way, messages and error reports read, requests sent
+	 */
+	unsigned long sends_ok, inflight, reads_ok, errq_reads, reqs_ok;
+	/* a call made on another socket's snapshot may have reached it,
+	 * or one of its own may have reached another: its counts bound
+	 * the kernel's from below only
+	 */
+	bool inexact;
 };
 
 /* requests read, to answer */
@@ -373,18 +445,36 @@ static struct {
 	bool valid;
 } reqs[NREQ];
 
-static struct fsock socks[POOL];
+static struct fsock *socks;	/* SOCKS_MAX, never reused */
+static int nsocks;
 static struct { int fd, s; } slots[POOL];
+static unsigned long slot_gen[POOL];	/* written under pool_lock */
+static int slot_busy[POOL];		/* calls under way on its snapshot */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* the slot the current call is on, as it was when the call began */
+struct cur {
+	int sl, fd, s;
+	unsigned long gen;
+	struct fsock so;
+};
+
+static __thread struct cur cur = { .sl = -1 };
 
 /* what flowed */
 static unsigned long n_peer_sends, n_verified, n_trunc, n_short,
 	n_errq, n_errq_by[4], n_lost_fault, n_req_read, n_rpc_resp, n_poll_in,
-	n_reserve[2];
-static uint8_t *seq_state;	/* 1 sent, 2 read */
-static uint32_t next_seq = 1;
+	n_reserve[2], n_replaced, n_stray_ok;
+/* a message's state by sequence number: */
+enum { SEQ_NONE, SEQ_SENT, SEQ_READ, SEQ_SENDING, SEQ_FAILED };
+static uint8_t *seq_state;
+static uint8_t *seq_stray;	/* its send's slot moved: its sport unsure */
+static uint8_t *seq_sport_odd;	/* read from a port its header does not say */
+static uint32_t next_seq = 1, seq_max;
 
-/* buffers */
-static char *sendbuf, *recvbuf, *ctlbuf, *none_page, *edge_page;
+/* buffers, each thread its own */
+static __thread char *sendbuf, *recvbuf, *ctlbuf;
+static char *none_page, *edge_page;
 static long page;
 
 #define KERNEL_PTR	((void *)0xffff888000000000UL)
@@ -419,16 +509,18 @@ static void *bad_ptr(bool *kernel, const char **what)
 	}
 }
 
+/* A slot with a socket, picked at random (a hint: it may change) */
 static int pick_slot(void)
 {
 	int i, n = 0, pick[POOL];
 
 	for (i = 0; i < POOL; i++)
-		if (slots[i].fd >= 0)
+		if (LOAD(slots[i].fd) >= 0)
 			pick[n++] = i;
 	return n ? pick[rn(n)] : -1;
 }
 
+/* Under pool_lock */
 static int free_slot(void)
 {
 	int i;
@@ -439,32 +531,103 @@ static int free_slot(void)
 	return -1;
 }
 
+/* Under pool_lock */
 static bool port_held(int port)
 {
 	int i;
 
 	for (i = 0; i < POOL; i++)
-		if (socks[i].refs && socks[i].port == port)
+		if (slots[i].fd >= 0 && socks[slots[i].s].port == port)
 			return true;
 	return false;
 }
 
-/* The port the kernel says the socket has (uncounted) */
-static void refresh_port(int sl)
+/* The current call is on slot @sl: its snapshot; false if it is empty */
+static bool op_begin(int sl)
 {
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	struct fsock *so = &socks[slots[sl].s];
+	bool ok;
 
-	if (getsockname(slots[sl].fd, (struct sockaddr *)&ss, &len))
-		return;
-	so->port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	pthread_mutex_lock(&pool_lock);
+	ok = sl >= 0 && slots[sl].fd >= 0;
+	if (ok) {
+		cur.sl = sl;
+		cur.fd = slots[sl].fd;
+		cur.s = slots[sl].s;
+		cur.gen = slot_gen[sl];
+		cur.so = socks[cur.s];
+		slot_busy[sl]++;
+	}
+	pthread_mutex_unlock(&pool_lock);
+	return ok;
 }
 
+static void op_end(void)
+{
+	if (cur.sl < 0)
+		return;
+	pthread_mutex_lock(&pool_lock);
+	slot_busy[cur.sl]--;
+	pthread_mutex_unlock(&pool_lock);
+	cur.sl = -1;
+}
+
+/* The current call's slot was closed or given another socket since the
+ * call began: the call may have reached another socket, or none
+ */
+static bool cur_moved(void)
+{
+	return cur.sl >= 0 && LOAD(slot_gen[cur.sl]) != cur.gen;
+}
+
+/* The current socket's record, pool_lock held, if the slot still has it
+ * (NULL otherwise, pool_lock held too: cur_put() either way)
+ */
+static struct fsock *cur_get(void)
+{
+	pthread_mutex_lock(&pool_lock);
+	if (cur.sl < 0 || slot_gen[cur.sl] != cur.gen)
+		return NULL;
+	return &socks[cur.s];
+}
+
+static void cur_put(void)
+{
+	pthread_mutex_unlock(&pool_lock);
+}
+
+/* The port the kernel says the current socket has (uncounted) */
+static void refresh_port(void)
+{
+	struct sockaddr_in6 ss;
+	socklen_t len = sizeof(ss);
+	struct fsock *so;
+	int port;
+
+	if (getsockname(cur.fd, (struct sockaddr *)&ss, &len))
+		return;
+	port = ntohs(ss.sin6_port);	/* where sin_port is too */
+	so = cur_get();
+	if (so) {
+		so->port = port;
+		cur.so.port = port;
+	}
+	cur_put();
+}
+
+/* Slot @sl is about to change: its calls under way see it.  Under
+ * pool_lock.
+ */
+static void slot_move(int sl)
+{
+	__atomic_store_n(&slot_gen[sl], slot_gen[sl] + 1, __ATOMIC_RELEASE);
+}
+
+/* Slot @sl's descriptor is gone (closed, or replaced by dup2()).  Under
+ * pool_lock.
+ */
 static void slot_close(int sl)
 {
 	struct fsock *so = &socks[slots[sl].s];
-
 	int i;
 
 	if (--so->refs == 0) {
@@ -473,8 +636,54 @@ static void slot_close(int sl)
 			if (reqs[i].s == slots[sl].s)
 				reqs[i].valid = false;
 	}
-	slots[sl].fd = -1;
+	__atomic_store_n(&slots[sl].fd, -1, __ATOMIC_RELEASE);
 	slots[sl].s = -1;
+}
+
+/* A new record for a socket of @fam, @pi; -1 when the run made too
+ * many.  Under pool_lock.
+ */
+static int sock_new(int fam, int pi, bool nonblock)
+{
+	struct fsock *so;
+
+	if (nsocks >= SOCKS_MAX)
+		return -1;
+	so = &socks[nsocks];
+	memset(so, 0, sizeof(*so));
+	so->refs = 1;
+	so->family = fam;
+	so->pi = pi;
+	so->nonblock = nonblock;
+	return nsocks++;
+}
+
+/* Socket @s, open at @fd, takes slot @sl (replacing what it had): its
+ * descriptor moves to the slot's number.  Under pool_lock.  False when
+ * dup2() failed (@fd is closed either way).
+ */
+static bool slot_install(int sl, int fd, int s)
+{
+	int r;
+
+	slot_move(sl);
+	if (slots[sl].fd >= 0)
+		slot_close(sl);
+	/* a call under way on the slot's old socket may reach this one */
+	if (slot_busy[sl])
+		socks[s].inexact = true;
+	r = fd == SLOT_FD(sl) ? fd : dup2(fd, SLOT_FD(sl));
+	if (r != SLOT_FD(sl)) {
+		fail("dup2(%d, %d): %s", fd, SLOT_FD(sl), strerror(errno));
+		close(fd);
+		socks[s].refs--;
+		return false;
+	}
+	if (fd != SLOT_FD(sl))
+		close(fd);
+	slots[sl].s = s;
+	__atomic_store_n(&slots[sl].fd, SLOT_FD(sl), __ATOMIC_RELEASE);
+	return true;
 }
 
 /* ---- addresses ---- */
@@ -591,16 +800,74 @@ static uint32_t msg_len_pick(void)
 	return 70000 + rn(330000);
 }
 
+/*
+ * A message's sequence number, taken before it is sent (0: none left):
+ * SEQ_SENDING until its send returns, then SEQ_SENT or SEQ_FAILED; a
+ * reader makes it SEQ_READ, which it may do while the send is still under
+ * way, never after the send failed, and once.
+ */
+static uint32_t seq_take(void)
+{
+	uint32_t seq = ADD(next_seq, 1);
+
+	if (seq >= seq_max)
+		return 0;
+	__atomic_store_n(&seq_state[seq], SEQ_SENDING, __ATOMIC_SEQ_CST);
+	return seq;
+}
+
+/* The send of message @seq returned: it went or not; @moved: its slot
+ * moved meanwhile, so that it may have gone from another socket
+ */
+static void seq_sent(uint32_t seq, bool sent, bool moved)
+{
+	uint8_t old = SEQ_SENDING;
+
+	if (!seq)
+		return;
+	if (moved)
+		__atomic_store_n(&seq_stray[seq], 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&seq_state[seq], &old,
+					 sent ? SEQ_SENT : SEQ_FAILED, false,
+					 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) &&
+	    !sent)
+		fail("message seq %u was read, but its send failed", seq);
+}
+
+/* A send on the current socket begins */
+static void send_begin(void)
+{
+	ADD(socks[cur.s].inflight, 1);
+}
+
+/* ... and ended, @ok messages sent, @nreq of them requests */
+static void send_end(int ok, int nreq)
+{
+	struct fsock *so = &socks[cur.s];
+
+	if (!cur_moved()) {
+		ADD(so->sends_ok, ok);
+		ADD(so->reqs_ok, nreq);
+	} else if (ok) {
+		/* from this socket, or the one that took its slot */
+		__atomic_store_n(&so->inexact, true, __ATOMIC_SEQ_CST);
+		ADD(n_stray_ok, ok);
+	}
+	SUB(so->inflight, 1);
+}
+
 /* ---- calls ---- */
 
-static void op_socket(void)
+/* socket() into a free slot or, with @replace, into slot @replace
+ * (dup2() over its socket; -1: a free one)
+ */
+static void op_socket_into(int replace)
 {
-	int sl = free_slot(), fam, pi, type, fd, i;
+	int sl, fam, pi, type, fd, s;
 	struct expect e;
 	char call[128];
+	bool had;
 
-	if (sl < 0)
-		return;
 	fam = chance(50) ? AF_INET : AF_INET6;
 	pi = rn(2);
 	type = SOCK_DGRAM;
@@ -633,54 +900,83 @@ static void op_socket(void)
 			close(fd);
 		return;
 	}
-	for (i = 0; i < POOL; i++)
-		if (!socks[i].refs)
-			break;
-	memset(&socks[i], 0, sizeof(socks[i]));
-	socks[i].refs = 1;
-	socks[i].family = fam;
-	socks[i].pi = pi;
-	socks[i].nonblock = type & SOCK_NONBLOCK;
-	slots[sl].fd = fd;
-	slots[sl].s = i;
+	pthread_mutex_lock(&pool_lock);
+	sl = replace >= 0 ? replace : free_slot();
+	s = sl >= 0 ? sock_new(fam, pi, type & SOCK_NONBLOCK) : -1;
+	had = sl >= 0 && slots[sl].fd >= 0;
+	if (s < 0)
+		close(fd);
+	else if (slot_install(sl, fd, s) && had)
+		n_replaced++;
+	pthread_mutex_unlock(&pool_lock);
 }
 
+static void op_socket(void)
+{
+	op_socket_into(-1);
+}
+
+/* close() of slot @sl's descriptor: it has a socket, or had one that
+ * another thread closed (EBADF)
+ */
 static void op_close(int sl)
 {
 	struct expect e;
 	char call[64];
-	int r;
+	int r, err;
 
 	e_init(&e, true, 0);
-	snprintf(call, sizeof(call), "close(%d)", slots[sl].fd);
-	r = close(slots[sl].fd);
-	judge(K_CLOSE, r, errno, &e, call);
-	slot_close(sl);
+	pthread_mutex_lock(&pool_lock);
+	if (slots[sl].fd < 0)
+		e_early(&e, "closed", EBADF, 0);
+	else
+		slot_move(sl);
+	snprintf(call, sizeof(call), "close(%d)", SLOT_FD(sl));
+	r = close(SLOT_FD(sl));
+	err = errno;
+	if (slots[sl].fd >= 0)
+		slot_close(sl);
+	pthread_mutex_unlock(&pool_lock);
+	judge(K_CLOSE, r, err, &e, call);
 }
 
+/* dup() of slot @sl's socket: to a free slot, or to a descriptor that
+ * replaces the slot's own (under pool_lock: it changes slots)
+ */
 static void op_dup(int sl)
 {
-	int to = free_slot(), fd, fd2;
+	int to, fd, fd2, err;
 	struct expect e;
 	char call[64];
 
+	pthread_mutex_lock(&pool_lock);
+	if (slots[sl].fd < 0) {
+		pthread_mutex_unlock(&pool_lock);
+		return;
+	}
+	to = free_slot();
 	e_init(&e, true, EMFILE, 0);
 	snprintf(call, sizeof(call), "dup(%d)", slots[sl].fd);
 	fd = dup(slots[sl].fd);
-	if (!judge(K_DUP, fd, errno, &e, call) || fd < 0)
-		return;
-	if (to >= 0 && chance(50)) {	/* a second descriptor */
-		slots[to].fd = fd;
-		slots[to].s = slots[sl].s;
-		socks[slots[sl].s].refs++;
+	err = errno;
+	if (!judge(K_DUP, fd, err, &e, call) || fd < 0) {
+		pthread_mutex_unlock(&pool_lock);
 		return;
 	}
-	/* the socket lives on in its copy */
+	if (to >= 0 && chance(50)) {	/* a second descriptor */
+		socks[slots[sl].s].refs++;
+		slot_install(to, fd, slots[sl].s);
+		pthread_mutex_unlock(&pool_lock);
+		return;
+	}
+	/* the socket lives on in its copy, moved to the slot's number */
 	e_init(&e, true, 0);
-	snprintf(call, sizeof(call), "close(%d) after dup", slots[sl].fd);
-	fd2 = close(slots[sl].fd);
-	judge(K_CLOSE, fd2, errno, &e, call);
-	slots[sl].fd = fd;
+	snprintf(call, sizeof(call), "dup2(%d, %d) after dup", fd,
+		 slots[sl].fd);	/* the same socket: no move */
+	fd2 = dup2(fd, slots[sl].fd);
+	judge(K_DUP, fd2, errno, &e, call);
+	close(fd);
+	pthread_mutex_unlock(&pool_lock);
 }
 
 /*
@@ -731,6 +1027,7 @@ static void *addr_arg(struct expect *e, struct addr *a, int fam,
 			addr6(a, &in6addr_loopback,
 			      ntohs(((struct sockaddr_in *)&a->ss)->sin_port));
 			e_early(e, "v6 addr on v4 socket", EAFNOSUPPORT, 0);
+			e_sockdep(e);
 			*len = a->len;
 		}
 		return a;
@@ -739,9 +1036,27 @@ static void *addr_arg(struct expect *e, struct addr *a, int fam,
 	}
 }
 
-static void op_bind(int sl)
+/* Most sockets took a port with their first send: an unbound one, if
+ * there is one, more often than not
+ */
+static int bind_slot(int sl)
 {
-	struct fsock *so;
+	int i, r;
+
+	pthread_mutex_lock(&pool_lock);
+	for (i = 0, r = rn(POOL); i < POOL && chance(70); i++)
+		if (slots[(r + i) % POOL].fd >= 0 &&
+		    !socks[slots[(r + i) % POOL].s].port) {
+			sl = (r + i) % POOL;
+			break;
+		}
+	pthread_mutex_unlock(&pool_lock);
+	return sl;
+}
+
+static void op_bind(void)
+{
+	struct fsock *so = &cur.so;
 	int fam, port, r, i;
 	struct expect e;
 	struct addr a;
@@ -749,16 +1064,6 @@ static void op_bind(int sl)
 	socklen_t len;
 	void *p;
 
-	/* most sockets took a port with their first send: an unbound one,
-	 * if there is one, more often than not
-	 */
-	for (i = 0, r = rn(POOL); i < POOL && chance(70); i++)
-		if (slots[(r + i) % POOL].fd >= 0 &&
-		    !socks[slots[(r + i) % POOL].s].port) {
-			sl = (r + i) % POOL;
-			break;
-		}
-	so = &socks[slots[sl].s];
 	fam = so->family;
 	switch (rn(7)) {
 	case 0:
@@ -767,12 +1072,14 @@ static void op_bind(int sl)
 	case 6:
 		/* another socket's, if one has one of PORT_BASE's */
 		port = PORT_BASE + rn(PORT_SPAN);
+		pthread_mutex_lock(&pool_lock);
 		for (i = 0, r = rn(POOL); i < POOL; i++)
-			if (socks[(r + i) % POOL].refs &&
-			    socks[(r + i) % POOL].port) {
-				port = socks[(r + i) % POOL].port;
+			if (slots[(r + i) % POOL].fd >= 0 &&
+			    socks[slots[(r + i) % POOL].s].port) {
+				port = socks[slots[(r + i) % POOL].s].port;
 				break;
 			}
+		pthread_mutex_unlock(&pool_lock);
 		break;
 	case 1:
 		port = 900 + rn(124);	/* root may */
@@ -793,10 +1100,25 @@ static void op_bind(int sl)
 		addr4(&a, chance(50) ? INADDR_ANY : (uint32_t)rnd(), port);
 	}
 	e_init(&e, true, 0);
-	if (so->port)
+	pthread_mutex_lock(&pool_lock);
+	if (so->port) {
 		e_late(&e, "bound", EINVAL, 0);
-	else if (port && port_held(port))
-		e_late(&e, "port in use", EADDRINUSE, 0);
+		e_sockdep(&e);
+	} else if (port && port_held(port)) {
+		/* unless another thread closes the one that has it */
+		if (chaos_on)
+			eset_add(&e.base, EADDRINUSE);
+		else
+			e_late(&e, "port in use", EADDRINUSE, 0);
+	}
+	pthread_mutex_unlock(&pool_lock);
+	if (chaos_on) {
+		/* another thread may bind it, or send from it (a port), or
+		 * take the port for another socket, first
+		 */
+		eset_add(&e.base, EINVAL);
+		eset_add(&e.base, EADDRINUSE);
+	}
 	if (chance(3)) {
 		p = NULL;
 		len = 0;
@@ -809,20 +1131,22 @@ static void op_bind(int sl)
 		p = addr_arg(&e, &a, fam, &len, false, false);
 	}
 	snprintf(call, sizeof(call), "bind(%d, port %d, len %d) %s %s",
-		 slots[sl].fd, port, (int)len, proto_name[so->pi],
+		 cur.fd, port, (int)len, proto_name[so->pi],
 		 fam == AF_INET ? "v4" : "v6");
-	r = bind(slots[sl].fd, p, len);
-	if (!judge(K_BIND, r, errno, &e, call) || r)
+	r = bind(cur.fd, p, len);
+	if (!judge(K_BIND, r, errno, &e, call) || r || cur_moved())
 		return;
-	refresh_port(sl);
+	refresh_port();
+	if (cur_moved())
+		return;
 	if ((port && so->port != port) ||
 	    (!port && (so->port < 32768 || so->port > 65535)))
 		fail("%s: bound port %d", call, so->port);
 }
 
-static void op_connect(int sl)
+static void op_connect(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	struct expect e;
 	struct addr a;
 	char call[128];
@@ -860,13 +1184,13 @@ static void op_connect(int sl)
 			e_early(&e, "bad addr ptr", EFAULT, 0);
 		break;
 	}
-	snprintf(call, sizeof(call), "connect(%d, len %d)", slots[sl].fd,
+	snprintf(call, sizeof(call), "connect(%d, len %d)", cur.fd,
 		 (int)len);
-	r = connect(slots[sl].fd, p, len);
+	r = connect(cur.fd, p, len);
 	judge(K_CONNECT, r, errno, &e, call);
 }
 
-static void op_listen(int sl)
+static void op_listen(void)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -878,21 +1202,21 @@ static void op_listen(int sl)
 	e_late(&e, "listen/accept", EOPNOTSUPP, 0);
 	switch (rn(3)) {
 	case 0:
-		snprintf(call, sizeof(call), "listen(%d)", slots[sl].fd);
-		r = listen(slots[sl].fd, rn(3) ? 16 : -1);
+		snprintf(call, sizeof(call), "listen(%d)", cur.fd);
+		r = listen(cur.fd, rn(3) ? 16 : -1);
 		break;
 	case 1:
-		snprintf(call, sizeof(call), "accept4(%d)", slots[sl].fd);
-		r = accept4(slots[sl].fd, chance(50) ? (void *)&ss : NULL,
+		snprintf(call, sizeof(call), "accept4(%d)", cur.fd);
+		r = accept4(cur.fd, chance(50) ? (void *)&ss : NULL,
 			    &len, SOCK_NONBLOCK);
 		if (r >= 0)
 			close(r);
 		break;
 	default:
 		snprintf(call, sizeof(call), "socketpair(%s)",
-			 proto_name[socks[slots[sl].s].pi]);
-		r = socketpair(socks[slots[sl].s].family, SOCK_DGRAM,
-			       proto_num[socks[slots[sl].s].pi], sv);
+			 proto_name[cur.so.pi]);
+		r = socketpair(cur.so.family, SOCK_DGRAM,
+			       proto_num[cur.so.pi], sv);
 		if (r == 0) {
 			close(sv[0]);
 			close(sv[1]);
@@ -901,9 +1225,9 @@ static void op_listen(int sl)
 	judge(K_LISTEN, r, errno, &e, call);
 }
 
-static void op_getname(int sl)
+static void op_getname(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss), given, *lp = &len;
 	bool peer = chance(40), kernel;
@@ -942,11 +1266,12 @@ static void op_getname(int sl)
 	given = len;
 	memset(&ss, 0xa5, sizeof(ss));
 	snprintf(call, sizeof(call), "%s(%d, len %d%s%s)",
-		 peer ? "getpeername" : "getsockname", slots[sl].fd,
+		 peer ? "getpeername" : "getsockname", cur.fd,
 		 (int)given, what[0] ? ", " : "", what);
-	r = peer ? getpeername(slots[sl].fd, p, lp) :
-		   getsockname(slots[sl].fd, p, lp);
-	if (!judge(K_GETNAME, r, errno, &e, call) || r || p != &ss)
+	r = peer ? getpeername(cur.fd, p, lp) :
+		   getsockname(cur.fd, p, lp);
+	if (!judge(K_GETNAME, r, errno, &e, call) || r || p != &ss ||
+	    cur_moved())
 		return;
 	want = so->family == AF_INET ? sizeof(struct sockaddr_in) :
 				       sizeof(struct sockaddr_in6);
@@ -1027,9 +1352,9 @@ static void opt_generic(struct expect *e)
 		eset_add(&e->base, errs[i]);
 }
 
-static void op_setsockopt(int sl)
+static void op_setsockopt(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	int level = opt_level(so->family), name, len, r, v;
 	const char *what = "";
 	struct expect e;
@@ -1074,6 +1399,10 @@ static void op_setsockopt(int sl)
 	} else if (level != SOL_SOCKET && level != SOL_IP &&
 		   !(level == SOL_IPV6 && so->family == AF_INET6)) {
 		e_early(&e, "not a level of this socket", ENOPROTOOPT, 0);
+		if (level == SOL_IPV6) {	/* of a v6 socket */
+			e_sockdep(&e);
+			opt_generic(&e);
+		}
 	} else if (level == SOL_SOCKET && name != SO_BINDTODEVICE &&
 		   len < (int)sizeof(int)) {
 		e_early(&e, "optlen < int", EINVAL, 0);
@@ -1088,39 +1417,66 @@ static void op_setsockopt(int sl)
 	}
 	snprintf(call, sizeof(call),
 		 "setsockopt(%d, level %d, opt %d, val %d%s%s, len %d) %s",
-		 slots[sl].fd, level, name, v, what[0] ? " at " : "", what,
+		 cur.fd, level, name, v, what[0] ? " at " : "", what,
 		 len, so->family == AF_INET ? "v4" : "v6");
-	r = setsockopt(slots[sl].fd, level, name, p, len);
+	r = setsockopt(cur.fd, level, name, p, len);
 	if (level == SOL_SOCKET && name == SO_RESERVE_MEM)
-		n_reserve[r == 0]++;
+		ADD(n_reserve[r == 0], 1);
 	judge(K_SETSOCKOPT, r, errno, &e, call);
 }
 
 /* SHOAL_SOCK_STATS against what the run did on this socket */
-static void stats_check(struct fsock *so, const struct shoal_sock_stats *st,
-			const char *call)
+static unsigned long n_stats_exact, n_stats_below;
+
+/*
+ * SHOAL_SOCK_STATS against what the run did on this socket: @lo, its
+ * counts read before the call.  Calls of other threads may be under way
+ * on it: the kernel has counted every send, read and error report that
+ * returned before the call (at least @lo), and at most the sends that
+ * returned or were under way after it.  Alone, that is exactly the
+ * sends it made.  When a call may have reached it through a slot that
+ * moved (inexact), only the counts from below hold.
+ */
+static void stats_check(const struct fsock *lo,
+			const struct shoal_sock_stats *st, const char *call)
 {
+	struct fsock *so = &socks[cur.s];
+	unsigned long busy, ok, reqs;
+	bool exact;
+
+	if (cur_moved())
+		return;
+	busy = LOAD(so->inflight);
+	ok = LOAD(so->sends_ok);
+	reqs = LOAD(so->reqs_ok);
+	exact = !LOAD(so->inexact);
+	if (exact)
+		ADD(n_stats_exact, 1);
+	else
+		ADD(n_stats_below, 1);
 	/* a request is acknowledged, and fails later if its response
 	 * never comes (ECONNRESET, ETIMEDOUT): counted in both
 	 */
-	if (st->tx_msgs != so->sends_ok ||
-	    st->tx_acked + st->tx_failed > st->tx_msgs + so->reqs_ok ||
-	    st->tx_queued > st->tx_msgs || st->rx_msgs < so->reads_ok ||
-	    st->tx_failed < so->errq_reads)
-		fail("%s: tx_msgs %llu (sent %lu) acked %llu failed %llu (read %lu) queued %u, rx_msgs %llu (read %lu)",
-		     call, (unsigned long long)st->tx_msgs, so->sends_ok,
-		     (unsigned long long)st->tx_acked,
-		     (unsigned long long)st->tx_failed, so->errq_reads,
+	if (st->tx_msgs < lo->sends_ok || st->rx_msgs < lo->reads_ok ||
+	    st->tx_failed < lo->errq_reads || st->tx_queued > st->tx_msgs ||
+	    (exact && (st->tx_msgs > ok + busy ||
+		       st->tx_acked + st->tx_failed >
+		       st->tx_msgs + reqs + busy)))
+		fail("%s: tx_msgs %llu (sent %lu to %lu, %lu under way) acked %llu failed %llu (read %lu) queued %u, rx_msgs %llu (read %lu)%s",
+		     call, (unsigned long long)st->tx_msgs, lo->sends_ok, ok,
+		     busy, (unsigned long long)st->tx_acked,
+		     (unsigned long long)st->tx_failed, lo->errq_reads,
 		     st->tx_queued, (unsigned long long)st->rx_msgs,
-		     so->reads_ok);
+		     lo->reads_ok, exact ? "" : " (from below only)");
 }
 
-static void op_getsockopt(int sl)
+static void op_getsockopt(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	int level = opt_level(so->family), name, r, v;
 	socklen_t len, given, *lp = &len;
 	const char *what = "", *lwhat = "";
+	struct fsock lo;
 	struct expect e;
 	char call[160];
 	bool kernel;
@@ -1160,6 +1516,10 @@ static void op_getsockopt(int sl)
 		 */
 		e_early(&e, "not a level of this socket", ENOPROTOOPT,
 			EOPNOTSUPP, 0);
+		if (level == SOL_IPV6) {	/* of a v6 socket */
+			e_sockdep(&e);
+			opt_generic(&e);
+		}
 	} else if (lp != &len) {
 		e_early(&e, "bad optlen ptr", EFAULT, 0);
 	} else if ((int)len < 0 && level != SOL_IPV6) {
@@ -1175,11 +1535,15 @@ static void op_getsockopt(int sl)
 	}
 	snprintf(call, sizeof(call),
 		 "getsockopt(%d, level %d, opt %d, len %d%s%s%s%s) %s",
-		 slots[sl].fd, level, name, (int)given, what[0] ? ", val " : "",
+		 cur.fd, level, name, (int)given, what[0] ? ", val " : "",
 		 what, lwhat[0] ? ", len at " : "", lwhat,
 		 so->family == AF_INET ? "v4" : "v6");
-	r = getsockopt(slots[sl].fd, level, name, p, lp);
-	if (!judge(K_GETSOCKOPT, r, errno, &e, call) || r || lp != &len)
+	lo.sends_ok = LOAD(socks[cur.s].sends_ok);
+	lo.reads_ok = LOAD(socks[cur.s].reads_ok);
+	lo.errq_reads = LOAD(socks[cur.s].errq_reads);
+	r = getsockopt(cur.fd, level, name, p, lp);
+	if (!judge(K_GETSOCKOPT, r, errno, &e, call) || r || lp != &len ||
+	    cur_moved())
 		return;
 	if ((int)given >= 0 && len > given)
 		fail("%s: returned length %u > %u", call, len, given);
@@ -1188,7 +1552,7 @@ static void op_getsockopt(int sl)
 			    sizeof(struct shoal_sock_stats)))
 			fail("%s: returned length %u", call, len);
 		else if (p == ctlbuf && len == sizeof(struct shoal_sock_stats))
-			stats_check(so, (struct shoal_sock_stats *)p, call);
+			stats_check(&lo, (struct shoal_sock_stats *)p, call);
 		return;
 	}
 	if (level != SOL_SOCKET || p != ctlbuf || len != sizeof(int))
@@ -1212,15 +1576,24 @@ static const int send_ok_flags = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR |
  */
 static void send_dest(struct fsock *so, struct addr *a, int *peer)
 {
-	int i, n = 0, pick[POOL];
+	int i, n = 0, pick[POOL], fam[POOL], port[POOL];
 	struct in6_addr h6 = { .s6_addr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 } };
+	struct fsock *o;
 
 	*peer = -1;
-	for (i = 0; i < POOL; i++)
-		if (socks[i].refs && socks[i].port &&
-		    (socks[i].family == AF_INET6 || so->family == AF_INET ||
-		     chance(50)))
-			pick[n++] = i;
+	pthread_mutex_lock(&pool_lock);
+	for (i = 0; i < POOL; i++) {
+		if (slots[i].fd < 0)
+			continue;
+		o = &socks[slots[i].s];
+		if (o->port && (o->family == AF_INET6 ||
+				so->family == AF_INET || chance(50))) {
+			fam[n] = o->family;
+			port[n] = o->port;
+			pick[n++] = slots[i].s;
+		}
+	}
+	pthread_mutex_unlock(&pool_lock);
 	switch (rn(20)) {
 	case 0: case 1:
 		addr_loop(a, so->family, AF_INET,
@@ -1240,16 +1613,17 @@ static void send_dest(struct fsock *so, struct addr *a, int *peer)
 		addr_loop(a, so->family, AF_INET, PORT_NOWHERE + rn(64));
 		return;
 	}
-	*peer = pick[rn(n)];
-	addr_loop(a, so->family, socks[*peer].family, socks[*peer].port);
+	i = rn(n);
+	*peer = pick[i];
+	addr_loop(a, so->family, fam[i], port[i]);
 }
 
-static void op_send(int sl, bool use_sendto)
+static void op_send(bool use_sendto)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	struct shoal_send_args args = { 0 };
 	struct iovec iov[8], *iovp = iov;
-	uint64_t id = 0, reply_to = 0;
+	uint64_t id = 0, reply_to = 0, req_id = 0;
 	const char *what = "";
 	uint32_t len, seq = 0;
 	int peer, flags, niov = 1, dport, i, ri = -1;
@@ -1269,15 +1643,19 @@ static void op_send(int sl, bool use_sendto)
 	send_dest(so, &a, &peer);
 	/* a response to a request read, now and then */
 	if (!use_sendto && chance(60)) {
+		pthread_mutex_lock(&pool_lock);
 		for (i = 0; i < NREQ; i++)
-			if (reqs[i].valid && reqs[i].s == slots[sl].s)
+			if (reqs[i].valid && reqs[i].s == cur.s)
 				break;
 		if (i < NREQ) {
 			ri = i;
 			peer = -1;
 			memcpy(&a.ss, &reqs[i].from, reqs[i].fromlen);
 			a.len = reqs[i].fromlen;
+			req_id = reqs[i].id;
+			reqs[i].valid = false;	/* answered once */
 		}
+		pthread_mutex_unlock(&pool_lock);
 	}
 	dport = ntohs(((struct sockaddr_in *)&a.ss)->sin_port);
 	name = addr_arg(&e, &a, so->family, &namelen, true, use_sendto);
@@ -1313,7 +1691,8 @@ static void op_send(int sl, bool use_sendto)
 		e_early(&e, "over max_msg_len", EMSGSIZE, 0);
 	}
 	flags = 0;
-	if (!so->nonblock || chance(50))
+	/* another thread's socket may take the slot: not one that blocks */
+	if (chaos_on || !so->nonblock || chance(50))
 		flags |= MSG_DONTWAIT;
 	if (chance(20))
 		flags |= rn(2) ? MSG_NOSIGNAL : MSG_EOR;
@@ -1342,7 +1721,7 @@ static void op_send(int sl, bool use_sendto)
 		memset(ctlbuf, 0, ctllen);
 		if (ri >= 0) {
 			args.flags = SHOAL_MSG_RESPONSE;
-			args.reply_to = reqs[ri].id;
+			args.reply_to = req_id;
 		} else {
 			args.flags = pick_u32((const uint32_t[]){
 				0, SHOAL_MSG_REQUEST,
@@ -1423,17 +1802,11 @@ static void op_send(int sl, bool use_sendto)
 			       sizeof(args));
 	}
 	/* the data */
-	if (len && len <= BUF_MAX) {
-		seq = next_seq < nops * 2 + 2 ? next_seq++ : 0;
-		msg_fill(sendbuf, len, seq, so->port,
-			 peer >= 0 ? socks[peer].port : 0,
-			 with_args ? args.flags : 0, reply_to);
-	}
-	if (len > BUF_MAX && len <= max_msg_len) {
+	if (len > BUF_MAX && len <= max_msg_len)
 		len = BUF_MAX;
-		seq = next_seq < nops * 2 + 2 ? next_seq++ : 0;
-		msg_fill(sendbuf, len, seq, so->port,
-			 peer >= 0 ? socks[peer].port : 0,
+	if (len && len <= BUF_MAX) {
+		seq = seq_take();
+		msg_fill(sendbuf, len, seq, so->port, peer >= 0 ? dport : 0,
 			 with_args ? args.flags : 0, reply_to);
 	}
 	if (chance(6)) {
@@ -1474,12 +1847,13 @@ static void op_send(int sl, bool use_sendto)
 	}
 	snprintf(call, sizeof(call),
 		 "%s(%d, len %u, flags %#x, namelen %d%s%s, ctl %zu) %s %s to port %d%s",
-		 use_sendto ? "sendto" : "sendmsg", slots[sl].fd, len, flags,
+		 use_sendto ? "sendto" : "sendmsg", cur.fd, len, flags,
 		 (int)namelen, what[0] ? ", bad ptr " : "", what, ctllen,
 		 proto_name[so->pi], so->family == AF_INET ? "v4" : "v6",
 		 dport, peer >= 0 ? " (pool)" : "");
+	send_begin();
 	if (use_sendto) {
-		r = sendto(slots[sl].fd, buf, len, flags, name, namelen);
+		r = sendto(cur.fd, buf, len, flags, name, namelen);
 	} else {
 		memset(&m, 0, sizeof(m));
 		m.msg_name = name;
@@ -1488,13 +1862,21 @@ static void op_send(int sl, bool use_sendto)
 		m.msg_iovlen = niov;
 		m.msg_control = ctl;
 		m.msg_controllen = ctllen;
-		r = sendmsg(slots[sl].fd, &m, flags);
+		r = sendmsg(cur.fd, &m, flags);
 	}
 	err = errno;
+	seq_sent(seq, r >= 0, cur_moved());
+	send_end(r >= 0, r >= 0 && with_args &&
+		 args.flags == SHOAL_MSG_REQUEST);
 	if (!so->port)
-		refresh_port(sl);	/* a send may take one */
-	if (ri >= 0 && (r >= 0 || err != EAGAIN))
-		reqs[ri].valid = false;
+		refresh_port();	/* a send may take one */
+	if (ri >= 0 && r < 0 && err == EAGAIN) {
+		/* not answered: later, unless another took its place */
+		pthread_mutex_lock(&pool_lock);
+		if (reqs[ri].s == cur.s && reqs[ri].id == req_id)
+			reqs[ri].valid = true;
+		pthread_mutex_unlock(&pool_lock);
+	}
 	if (!judge(use_sendto ? K_SENDTO : K_SENDMSG, r, err, &e, call) ||
 	    r < 0)
 		return;
@@ -1502,15 +1884,10 @@ static void op_send(int sl, bool use_sendto)
 		fail("%s: returned %zd", call, r);
 		return;
 	}
-	so->sends_ok++;
-	if (with_args && args.flags == SHOAL_MSG_REQUEST)
-		so->reqs_ok++;
-	if (seq)
-		seq_state[seq] = 1;
 	if (peer >= 0)
-		n_peer_sends++;
+		ADD(n_peer_sends, 1);
 	if (ri >= 0)
-		n_rpc_resp++;
+		ADD(n_rpc_resp, 1);
 	if (with_args && args.id_addr == (uintptr_t)&id &&
 	    (!id || (args.flags == SHOAL_MSG_RESPONSE && id != args.reply_to)))
 		fail("%s: id %#llx written (reply_to %#llx)", call,
@@ -1531,18 +1908,21 @@ static const int recv_ok_flags = MSG_DONTWAIT | MSG_TRUNC | MSG_ERRQUEUE |
  * returned; @mflags its msg_flags, -1 when recvfrom() does not say) of a
  * message from @from (NULL: not known)
  */
-static void recv_verify(int sl, const char *call, const char *buf,
+static void recv_verify(const char *call, const char *buf,
 			size_t blen, ssize_t n, int rflags, int mflags,
 			const struct sockaddr_storage *from,
 			const struct shoal_recv_info *info)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	size_t got = (size_t)n < blen ? (size_t)n : blen, i;
 	uint32_t seq = 0, mlen, ports, flags;
-	bool whole, trunc_known = mflags != -1;
+	bool whole, trunc_known = mflags != -1, moved = cur_moved();
 	uint64_t reply_to;
+	uint8_t old;
 
-	so->reads_ok++;
+	/* the slot moved: which socket read it is not known */
+	if (!moved)
+		ADD(socks[cur.s].reads_ok, 1);
 	if (n < (blen ? 1 : 0) || (!(rflags & MSG_TRUNC) && (size_t)n > blen)) {
 		fail("%s: returned %zd for a buffer of %zu", call, n, blen);
 		return;
@@ -1556,8 +1936,8 @@ static void recv_verify(int sl, const char *call, const char *buf,
 	    (mflags & MSG_TRUNC))
 		fail("%s: MSG_TRUNC for a message that fit", call);
 	if (trunc_known && (mflags & MSG_TRUNC))
-		n_trunc++;
-	if (from && from->ss_family != so->family)
+		ADD(n_trunc, 1);
+	if (from && !moved && from->ss_family != so->family)
 		fail("%s: msg_name family %d on a %d socket", call,
 		     from->ss_family, so->family);
 	if (info && (!info->id || info->error || info->flags > 2))
@@ -1579,7 +1959,7 @@ static void recv_verify(int sl, const char *call, const char *buf,
 					     i);
 					return;
 				}
-		n_short++;
+		ADD(n_short, 1);
 		return;
 	}
 	if (get32(buf) != MAGIC) {
@@ -1604,46 +1984,66 @@ static void recv_verify(int sl, const char *call, const char *buf,
 			     pat(seq, i));
 			return;
 		}
-	if ((ports & 0xffff) && so->port && (int)(ports & 0xffff) != so->port)
+	if ((ports & 0xffff) && so->port && !moved &&
+	    (int)(ports & 0xffff) != so->port)
 		fail("%s: message seq %u for port %u read on port %d", call,
 		     seq, ports & 0xffff, so->port);
+	/* the sender's port as its sender saw it: if its slot moved while
+	 * it sent, another socket may have sent it (the send says so when
+	 * it returns: judged at the end)
+	 */
 	if ((ports >> 16) && from &&
-	    ntohs(((struct sockaddr_in *)from)->sin_port) != ports >> 16)
-		fail("%s: message seq %u from port %u says port %u", call,
-		     seq, ntohs(((struct sockaddr_in *)from)->sin_port),
-		     ports >> 16);
+	    ntohs(((struct sockaddr_in *)from)->sin_port) != ports >> 16) {
+		if (!chaos_on)
+			fail("%s: message seq %u from port %u says port %u",
+			     call, seq,
+			     ntohs(((struct sockaddr_in *)from)->sin_port),
+			     ports >> 16);
+		else if (seq && seq < seq_max)
+			__atomic_store_n(&seq_sport_odd[seq], 1,
+					 __ATOMIC_SEQ_CST);
+	}
 	if (info && (info->flags != flags ||
 		     (flags == SHOAL_MSG_RESPONSE && info->id != reply_to)))
 		fail("%s: message seq %u sent as kind %u (reply_to %#llx) read as %u id %#llx",
 		     call, seq, flags, (unsigned long long)reply_to,
 		     info->flags, (unsigned long long)info->id);
-	if (seq && seq < nops * 2 + 2) {
-		if (seq_state[seq] == 2)
+	if (seq && seq < seq_max) {
+		old = __atomic_exchange_n(&seq_state[seq], SEQ_READ,
+					  __ATOMIC_SEQ_CST);
+		if (old == SEQ_READ)
 			fail("%s: message seq %u read twice", call, seq);
-		else if (seq_state[seq] != 1)
+		else if (old == SEQ_FAILED)
+			fail("%s: message seq %u read, but its send failed",
+			     call, seq);
+		else if (old != SEQ_SENT && old != SEQ_SENDING)
 			fail("%s: message seq %u never sent", call, seq);
-		seq_state[seq] = 2;
 	}
-	n_verified++;
+	ADD(n_verified, 1);
 }
 
-static void remember_request(int sl, const struct sockaddr_storage *from,
+static void remember_request(const struct sockaddr_storage *from,
 			     socklen_t fromlen, uint64_t id)
 {
 	int i = rn(NREQ);
 
-	n_req_read++;
-	reqs[i].s = slots[sl].s;
+	ADD(n_req_read, 1);
+	if (!cur_get()) {	/* read by another socket, perhaps */
+		cur_put();
+		return;
+	}
+	reqs[i].s = cur.s;
 	memcpy(&reqs[i].from, from, sizeof(*from));
 	reqs[i].fromlen = fromlen;
 	reqs[i].id = id;
 	reqs[i].valid = true;
+	cur_put();
 }
 
 /* @forced: after poll() said there is one: it must come */
-static void op_recv(int sl, bool use_recvfrom, int forced)
+static void op_recv(bool use_recvfrom, int forced)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	struct shoal_recv_info info, *infop = NULL;
 	struct sockaddr_storage from;
 	socklen_t fromlen = sizeof(from), *fromlenp = &fromlen;
@@ -1664,7 +2064,7 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	e_init(&e, true, EAGAIN, 0);
 	if (forced)	/* unless the other thread read it first */
 		e_init(&e, true, chaos_on ? EAGAIN : 0, 0);
-	if (!so->nonblock || chance(50))
+	if (chaos_on || !so->nonblock || chance(50))
 		flags |= MSG_DONTWAIT;
 	if (forced == POLLERR || (!forced && chance(15)))
 		flags |= MSG_ERRQUEUE;
@@ -1761,14 +2161,14 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	}
 	snprintf(call, sizeof(call),
 		 "%s(%d, len %zu, flags %#x, namelen %d, ctl %zu%s%s%s%s) %s %s port %d",
-		 use_recvfrom ? "recvfrom" : "recvmsg", slots[sl].fd, blen,
+		 use_recvfrom ? "recvfrom" : "recvmsg", cur.fd, blen,
 		 flags, (int)fromlen, ctllen, what[0] ? ", bad buf " : "", what,
 		 nwhat[0] ? ", bad " : "", nwhat, proto_name[so->pi],
 		 so->family == AF_INET ? "v4" : "v6", so->port);
 	memset(&m, 0, sizeof(m));
 	name_given = fromlen;
 	if (use_recvfrom) {
-		r = recvfrom(slots[sl].fd, buf, blen, flags, name, fromlenp);
+		r = recvfrom(cur.fd, buf, blen, flags, name, fromlenp);
 		err = errno;
 		ctllen = 0;
 	} else {
@@ -1778,7 +2178,7 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		m.msg_iovlen = niov;
 		m.msg_control = ctl;
 		m.msg_controllen = ctllen;
-		r = recvmsg(slots[sl].fd, &m, flags);
+		r = recvmsg(cur.fd, &m, flags);
 		err = errno;
 		fromlen = m.msg_namelen;
 	}
@@ -1786,7 +2186,7 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 		return;
 	if (r < 0) {
 		if (err == EFAULT && buf != recvbuf && !buf_kernel)
-			n_lost_fault++;
+			ADD(n_lost_fault, 1);
 		return;
 	}
 	if (!use_recvfrom && ctl == ctlbuf) {
@@ -1802,17 +2202,19 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 	}
 	if (name != &from || fromlenp != &fromlen)
 		fromlen = 0;
-	if (fromlen && ((so->family == AF_INET &&
-			 fromlen != sizeof(struct sockaddr_in)) ||
-			(so->family == AF_INET6 &&
-			 fromlen != sizeof(struct sockaddr_in6))))
+	if (fromlen && !cur_moved() &&
+	    ((so->family == AF_INET &&
+	      fromlen != sizeof(struct sockaddr_in)) ||
+	     (so->family == AF_INET6 &&
+	      fromlen != sizeof(struct sockaddr_in6))))
 		fail("%s: name length %d", call, (int)fromlen);
 	if (flags & MSG_ERRQUEUE) {
 		if (r != 0 || (!use_recvfrom && !(m.msg_flags & MSG_ERRQUEUE)))
 			fail("%s: error report returned %zd, msg_flags %#x",
 			     call, r, m.msg_flags);
-		n_errq++;
-		so->errq_reads++;
+		ADD(n_errq, 1);
+		if (!cur_moved())
+			ADD(socks[cur.s].errq_reads, 1);
 		if (!infop)
 			return;
 		for (i = 0; i < 4; i++)
@@ -1822,17 +2224,17 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
 			fail("%s: error report id %#llx error %d", call,
 			     (unsigned long long)info.id, info.error);
 		else
-			n_errq_by[i]++;
+			ADD(n_errq_by[i], 1);
 		return;
 	}
 	/* the sender, if the whole name came back */
 	if (!fromlen || name_given < fromlen)
 		fromlen = 0;
-	recv_verify(sl, call, buf == recvbuf ? recvbuf : NULL, blen, r, flags,
+	recv_verify(call, buf == recvbuf ? recvbuf : NULL, blen, r, flags,
 		    use_recvfrom ? -1 : m.msg_flags, fromlen ? &from : NULL,
 		    infop);
 	if (infop && info.flags == SHOAL_MSG_REQUEST && fromlen)
-		remember_request(sl, &from, fromlen, info.id);
+		remember_request(&from, fromlen, info.id);
 }
 
 /* ---- several at once ---- */
@@ -1846,9 +2248,9 @@ static void op_recv(int sl, bool use_recvfrom, int forced)
  * call stops at the bad one (returning how many went; its errno if none
  * did) or for want of room (EAGAIN)
  */
-static void op_sendmmsg(int sl)
+static void op_sendmmsg(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	unsigned int vlen = 1 + rn(MMSG), i, bad = MMSG;
 	struct mmsghdr mm[MMSG];
 	struct iovec iov[MMSG];
@@ -1871,9 +2273,10 @@ static void op_sendmmsg(int sl)
 		char *b = sendbuf + i * MMSG_BUF;
 
 		send_dest(so, &a[i], &peer[i]);
-		seq[i] = len && next_seq < nops * 2 + 2 ? next_seq++ : 0;
-		msg_fill(b, len, seq[i], so->port,
-			 peer[i] >= 0 ? socks[peer[i]].port : 0, 0, 0);
+		seq[i] = len ? seq_take() : 0;
+		msg_fill(b, len, seq[i], so->port, peer[i] >= 0 ?
+			 ntohs(((struct sockaddr_in *)&a[i].ss)->sin_port) : 0,
+			 0, 0);
 		iov[i].iov_base = b;
 		iov[i].iov_len = len;
 		mm[i].msg_hdr.msg_name = &a[i].ss;
@@ -1882,12 +2285,16 @@ static void op_sendmmsg(int sl)
 		mm[i].msg_hdr.msg_iovlen = 1;
 	}
 	snprintf(call, sizeof(call), "sendmmsg(%d, %u messages%s) %s %s",
-		 slots[sl].fd, vlen, bad < MMSG ? ", one of length 0" : "",
+		 cur.fd, vlen, bad < MMSG ? ", one of length 0" : "",
 		 proto_name[so->pi], so->family == AF_INET ? "v4" : "v6");
-	r = sendmmsg(slots[sl].fd, mm, vlen, MSG_DONTWAIT);
+	send_begin();
+	r = sendmmsg(cur.fd, mm, vlen, MSG_DONTWAIT);
 	err = errno;
+	for (i = 0; i < vlen; i++)
+		seq_sent(seq[i], r >= 0 && i < (unsigned int)r, cur_moved());
+	send_end(r > 0 ? r : 0, 0);
 	if (!so->port)
-		refresh_port(sl);
+		refresh_port();
 	/* a count short of vlen: it stopped at the bad one, or when
 	 * SO_SNDBUF was full
 	 */
@@ -1901,18 +2308,15 @@ static void op_sendmmsg(int sl)
 		if (mm[i].msg_len != iov[i].iov_len)
 			fail("%s: message %u: msg_len %u of %zu", call, i,
 			     mm[i].msg_len, iov[i].iov_len);
-		so->sends_ok++;
-		if (seq[i])
-			seq_state[seq[i]] = 1;
 		if (peer[i] >= 0)
-			n_peer_sends++;
+			ADD(n_peer_sends, 1);
 	}
 }
 
 /* recvmmsg() of up to MMSG messages, without waiting */
-static void op_recvmmsg(int sl)
+static void op_recvmmsg(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	unsigned int vlen = 1 + rn(MMSG), i;
 	struct sockaddr_storage from[MMSG];
 	struct shoal_recv_info info, *infop;
@@ -1944,9 +2348,9 @@ static void op_recvmmsg(int sl)
 	e_init(&e, true, EAGAIN, ECONNREFUSED, EMSGSIZE, ETIMEDOUT,
 	       ECONNRESET, 0);
 	snprintf(call, sizeof(call), "recvmmsg(%d, %u, flags %#x) %s %s port %d",
-		 slots[sl].fd, vlen, flags, proto_name[so->pi],
+		 cur.fd, vlen, flags, proto_name[so->pi],
 		 so->family == AF_INET ? "v4" : "v6", so->port);
-	r = recvmmsg(slots[sl].fd, mm, vlen, flags, NULL);
+	r = recvmmsg(cur.fd, mm, vlen, flags, NULL);
 	err = errno;
 	if (!judge(K_RECVMMSG, r, err, &e, call) || r < 0)
 		return;
@@ -1965,7 +2369,7 @@ static void op_recvmmsg(int sl)
 			}
 		if (!infop)
 			fail("%s: message %u: no SHOAL_CMSG_RECV", call, i);
-		recv_verify(sl, call, recvbuf + i * MMSG_BUF, MMSG_BUF,
+		recv_verify(call, recvbuf + i * MMSG_BUF, MMSG_BUF,
 			    mm[i].msg_len, flags, mm[i].msg_hdr.msg_flags,
 			    mm[i].msg_hdr.msg_namelen ? &from[i] : NULL, infop);
 	}
@@ -1973,27 +2377,36 @@ static void op_recvmmsg(int sl)
 
 /* ---- poll, ioctl, shutdown ---- */
 
+/*
+ * poll() on some of the pool's descriptors; then a receive on one that
+ * said POLLIN or POLLERR must find something (unless another thread took
+ * it).  A slot another thread closed meanwhile says POLLNVAL.
+ */
 static void op_poll(void)
 {
 	struct pollfd pfd[POOL + 2], *p = pfd;
 	int n = 1 + rn(POOL + 2), i, sl, r, ready = 0, want[POOL + 2];
 	const short known = POLLIN | POLLRDNORM | POLLOUT | POLLWRNORM |
 		POLLWRBAND | POLLERR;
+	unsigned long gen[POOL + 2];
 	const char *what = "";
 	struct expect e;
 	char call[96];
 	bool kernel;
 
+	pthread_mutex_lock(&pool_lock);
 	for (i = 0; i < n; i++) {
 		sl = pick_slot();
 		want[i] = sl;
 		pfd[i].fd = sl >= 0 && rn(8) ? slots[sl].fd : -1;
+		gen[i] = sl >= 0 ? slot_gen[sl] : 0;
 		pfd[i].events = rnd() & (POLLIN | POLLOUT | POLLPRI |
 					 POLLRDHUP | POLLERR);
 		if (chance(60))
 			pfd[i].events |= POLLIN;
 		pfd[i].revents = 0;
 	}
+	pthread_mutex_unlock(&pool_lock);
 	e_init(&e, true, 0);
 	if (chance(5)) {
 		p = bad_ptr(&kernel, &what);
@@ -2009,6 +2422,9 @@ static void op_poll(void)
 	for (i = 0; i < n; i++) {
 		if (pfd[i].revents)
 			ready++;
+		if (pfd[i].fd >= 0 && pfd[i].revents == POLLNVAL &&
+		    LOAD(slot_gen[want[i]]) != gen[i])
+			continue;	/* closed meanwhile */
 		if (pfd[i].revents & ~known || (pfd[i].revents &
 		    ~(pfd[i].events | POLLERR | POLLRDNORM | POLLWRNORM |
 		      POLLWRBAND)))
@@ -2020,23 +2436,25 @@ static void op_poll(void)
 	/* what poll() says is there must be there: one of them, at once */
 	for (i = 0; i < n; i++) {
 		sl = want[i];
-		if (pfd[i].fd < 0 || sl < 0 || slots[sl].fd != pfd[i].fd)
+		if (pfd[i].fd < 0 || sl < 0 ||
+		    !(pfd[i].revents & (POLLIN | POLLERR)) ||
+		    !(pfd[i].revents & known))
 			continue;
-		if (pfd[i].revents & POLLIN) {
-			n_poll_in++;
-			op_recv(sl, false, POLLIN);
+		if (!op_begin(sl))
 			return;
-		}
-		if (pfd[i].revents & POLLERR) {
-			op_recv(sl, false, POLLERR);
-			return;
-		}
+		if (cur.gen == gen[i] && (pfd[i].revents & POLLIN))
+			ADD(n_poll_in, 1);
+		if (cur.gen == gen[i])
+			op_recv(false, pfd[i].revents & POLLIN ? POLLIN :
+							       POLLERR);
+		op_end();
+		return;
 	}
 }
 
-static void op_ioctl(int sl)
+static void op_ioctl(void)
 {
-	struct fsock *so = &socks[slots[sl].s];
+	struct fsock *so = &cur.so;
 	const char *what = "", *nm;
 	unsigned long req;
 	struct expect e;
@@ -2112,13 +2530,17 @@ static void op_ioctl(int sl)
 		if (kind == 3 || kind == 4)
 			e_late(&e, "bad arg", EFAULT, 0);
 	}
-	snprintf(call, sizeof(call), "ioctl(%d, %s %#lx%s%s)", slots[sl].fd,
+	snprintf(call, sizeof(call), "ioctl(%d, %s %#lx%s%s)", cur.fd,
 		 nm, req, what[0] ? ", bad arg " : "", what);
-	r = ioctl(slots[sl].fd, req, arg);
+	r = ioctl(cur.fd, req, arg);
 	if (!judge(K_IOCTL, r, errno, &e, call) || r < 0)
 		return;
-	if (kind == 3 && arg == ctlbuf)
-		so->nonblock = v;
+	if (kind == 3 && arg == ctlbuf) {
+		so = cur_get();
+		if (so)
+			so->nonblock = v;
+		cur_put();
+	}
 	if ((kind == 0 || kind == 1) && arg == ctlbuf) {
 		memcpy(&v, ctlbuf, sizeof(v));
 		if (v < 0 || v > (int)max_msg_len)
@@ -2126,7 +2548,7 @@ static void op_ioctl(int sl)
 	}
 }
 
-static void op_shutdown(int sl)
+static void op_shutdown(void)
 {
 	struct expect e;
 	char call[64];
@@ -2135,124 +2557,246 @@ static void op_shutdown(int sl)
 
 	e_init(&e, false, 0);
 	e_late(&e, "shutdown", EOPNOTSUPP, 0);
-	snprintf(call, sizeof(call), "shutdown(%d, %d)", slots[sl].fd, how);
-	r = shutdown(slots[sl].fd, how);
+	snprintf(call, sizeof(call), "shutdown(%d, %d)", cur.fd, how);
+	r = shutdown(cur.fd, how);
 	judge(K_SHUTDOWN, r, errno, &e, call);
 }
 
-/* ---- a second thread ----
+/* ---- several threads ----
  *
- * With -t, a second thread makes calls on the pool's descriptors at the
- * same time: non-blocking receives (it takes messages the first thread
- * would have read), SO_RCVBUF, SO_SNDBUF and SO_RESERVE_MEM (which own
- * the socket while packets arrive), SHOAL_SOCK_STATS, poll(), and dup()
- * and close() of a copy.  It never sends nor binds, so the first
- * thread's predictions hold (but a message poll() saw may be gone).
- * The descriptor it picks may be closed meanwhile, or be another
- * socket's by then: EBADF and ENOTSOCK are expected too.
+ * With -t (-tN: N threads, 1 to RACERS_MAX; -t alone is 2) other
+ * threads make random calls on the pool's descriptors at the same time
+ * as the main thread, as fast as they can (race_op()): sends of every
+ * kind to the pool and to nowhere, receives, binds, connect, poll,
+ * shutdown, setsockopt and getsockopt (SO_RCVBUF, SO_SNDBUF and
+ * SO_RESERVE_MEM often: they own the socket while packets arrive and are
+ * charged), socket() into a free slot, a new socket dup2()'d over a
+ * slot's (replacing it at once), close() and dup().  So shoal.ko's paths
+ * race each other on one socket: sendmsg against recvmsg, bind, setsockopt
+ * and the release of the socket, a receive against a send that queues,
+ * a port taken by bind() against one taken by a send.  Every call is
+ * judged as the main thread's are, with what other threads may change
+ * meanwhile allowed (judge(), op_bind(), stats_check(), recv_verify()).
  */
 static const int chaos_vals[5] = { 0, 4096, 65536, 1 << 20, 4 << 20 };
 static const int chaos_opts[3] = { SO_RCVBUF, SO_SNDBUF, SO_RESERVE_MEM };
 static volatile bool chaos_stop;
-static unsigned long chaos_calls, chaos_ok, chaos_msgs;
+static unsigned long chaos_calls[RACERS_MAX + 1];
+static struct timespec call_start[RACERS_MAX + 1];	/* 0: idle */
+static unsigned long call_idx[RACERS_MAX + 1];
 
-static void *chaos(void *arg)
+/* SO_RCVBUF, SO_SNDBUF or SO_RESERVE_MEM to a size of chaos_vals[] */
+static void op_bufopt(void)
 {
-	static char buf[70000], ctl[256];
-	uint64_t x = seed * 7919 + 1;
-	struct shoal_sock_stats st;
-	struct pollfd pfd[POOL];
-	struct iovec iov;
-	struct msghdr m;
-	socklen_t len;
-	int fd, v, r, err, i, n;
+	int opt = chaos_opts[rn(3)], v = chaos_vals[rn(5)], r;
+	struct expect e;
+	char call[96];
+
+	/* SO_RESERVE_MEM: ENOPROTOOPT outside a memory cgroup, ENOMEM
+	 * past its limit, EINVAL for a negative size (never here)
+	 */
+	e_init(&e, true, ENOPROTOOPT, ENOMEM, 0);
+	if (opt != SO_RESERVE_MEM)
+		e_init(&e, true, 0);
+	snprintf(call, sizeof(call), "setsockopt(%d, %s, %d)", cur.fd,
+		 opt == SO_RCVBUF ? "SO_RCVBUF" : opt == SO_SNDBUF ?
+		 "SO_SNDBUF" : "SO_RESERVE_MEM", v);
+	r = setsockopt(cur.fd, SOL_SOCKET, opt, &v, sizeof(v));
+	if (opt == SO_RESERVE_MEM)
+		ADD(n_reserve[r == 0], 1);
+	judge(K_SETSOCKOPT, r, errno, &e, call);
+}
+
+/* A call on a slot's socket */
+enum sop {
+	S_BIND, S_CONNECT, S_LISTEN, S_GETNAME, S_SETSOCKOPT, S_GETSOCKOPT,
+	S_SEND, S_SENDMMSG, S_SENDTO, S_RECV, S_RECVMMSG, S_RECVFROM, S_IOCTL,
+	S_SHUTDOWN, S_BUFOPT
+};
+
+static void slot_op(enum sop op, int sl)
+{
+	if (!op_begin(sl))
+		return;
+	switch (op) {
+	case S_BIND:
+		op_bind();
+		break;
+	case S_CONNECT:
+		op_connect();
+		break;
+	case S_LISTEN:
+		op_listen();
+		break;
+	case S_GETNAME:
+		op_getname();
+		break;
+	case S_SETSOCKOPT:
+		op_setsockopt();
+		break;
+	case S_GETSOCKOPT:
+		op_getsockopt();
+		break;
+	case S_SEND:
+		op_send(false);
+		break;
+	case S_SENDMMSG:
+		op_sendmmsg();
+		break;
+	case S_SENDTO:
+		op_send(true);
+		break;
+	case S_RECV:
+		op_recv(false, 0);
+		break;
+	case S_RECVMMSG:
+		op_recvmmsg();
+		break;
+	case S_RECVFROM:
+		op_recv(true, 0);
+		break;
+	case S_IOCTL:
+		op_ioctl();
+		break;
+	case S_SHUTDOWN:
+		op_shutdown();
+		break;
+	case S_BUFOPT:
+		op_bufopt();
+		break;
+	}
+	op_end();
+}
+
+/* One call of another thread: more sends, receives, buffer sizes and
+ * slot changes than the main thread's
+ */
+static void race_op(void)
+{
+	int sl = pick_slot(), r = rn(100);
+
+	if (sl < 0) {
+		op_socket();
+		return;
+	}
+	if (r < 3)
+		op_socket_into(sl);	/* replaces the slot's socket */
+	else if (r < 6)
+		op_close(sl);
+	else if (r < 8)
+		op_socket();
+	else if (r < 10)
+		op_dup(sl);
+	else if (r < 16)
+		op_poll();
+	else if (r < 26)
+		slot_op(S_BUFOPT, sl);
+	else if (r < 31)
+		slot_op(S_BIND, bind_slot(sl));
+	else if (r < 51)
+		slot_op(S_SEND, sl);
+	else if (r < 57)
+		slot_op(S_SENDTO, sl);
+	else if (r < 61)
+		slot_op(S_SENDMMSG, sl);
+	else if (r < 75)
+		slot_op(S_RECV, sl);
+	else if (r < 78)
+		slot_op(S_RECVMMSG, sl);
+	else if (r < 81)
+		slot_op(S_RECVFROM, sl);
+	else if (r < 84)
+		slot_op(S_CONNECT, sl);
+	else if (r < 86)
+		slot_op(S_SHUTDOWN, sl);
+	else if (r < 87)
+		slot_op(S_LISTEN, sl);
+	else if (r < 91)
+		slot_op(S_SETSOCKOPT, sl);
+	else if (r < 95)
+		slot_op(S_GETSOCKOPT, sl);
+	else if (r < 97)
+		slot_op(S_GETNAME, sl);
+	else if (r < 98)
+		slot_op(S_IOCTL, sl);
+	else
+		usleep(100 + rn(1000));
+}
+
+static bool thread_bufs(void)
+{
+	sendbuf = malloc(BUF_MAX);
+	recvbuf = malloc(BUF_MAX + 2048 * sizeof(struct iovec));
+	ctlbuf = calloc(1, 1 << 20);
+	return sendbuf && recvbuf && ctlbuf;
+}
+
+static void call_begin(void)
+{
+	clock_gettime(CLOCK_MONOTONIC, &call_start[tid]);
+	call_idx[tid] = op_idx;
+}
+
+static void call_done(void)
+{
+	__atomic_store_n(&call_start[tid].tv_sec, 0, __ATOMIC_SEQ_CST);
+}
+
+static void *racer(void *arg)
+{
+	tid = (int)(intptr_t)arg;
+	rs = (seed + tid) * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
+	for (op_idx = 0; op_idx < 8; op_idx++)
+		rnd();
+	if (!thread_bufs()) {
+		fail("thread %d: no memory", tid);
+		return NULL;
+	}
+	for (op_idx = 0; !chaos_stop; op_idx++) {
+		call_begin();
+		race_op();
+		call_done();
+		chaos_calls[tid]++;
+	}
+	return NULL;
+}
+
+/* Nothing blocks: a call of any thread that takes WATCHDOG_S fails the
+ * run (its thread and operation named)
+ */
+static void *watchdog(void *arg)
+{
+	struct timespec now;
+	int t;
 
 	(void)arg;
-	while (!chaos_stop) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		fd = slots[x % POOL].fd;
-		if (fd < 0) {
-			usleep(100);
-			continue;
-		}
-		switch ((x >> 8) % 8) {
-		case 0: case 1: case 2:
-			iov.iov_base = buf;
-			iov.iov_len = (x >> 16) % 2 ? sizeof(buf) : 16;
-			memset(&m, 0, sizeof(m));
-			m.msg_iov = &iov;
-			m.msg_iovlen = 1;
-			m.msg_control = ctl;
-			m.msg_controllen = sizeof(ctl);
-			r = recvmsg(fd, &m, MSG_DONTWAIT);
-			err = errno;
-			if (r >= 0)
-				chaos_msgs++;
-			break;
-		case 3:
-			v = chaos_vals[(x >> 16) % 5];
-			r = setsockopt(fd, SOL_SOCKET, chaos_opts[(x >> 24) % 3],
-				       &v, sizeof(v));
-			err = errno;
-			break;
-		case 4:
-			len = sizeof(st);
-			r = getsockopt(fd, SOL_SHOAL, SHOAL_SOCK_STATS, &st, &len);
-			err = errno;
-			break;
-		case 5:
-			for (i = 0, n = 0; i < POOL; i++)
-				if (slots[i].fd >= 0) {
-					pfd[n].fd = slots[i].fd;
-					pfd[n++].events = POLLIN | POLLOUT;
-				}
-			r = poll(pfd, n, 0);
-			err = errno;
-			break;
-		default:
-			r = dup(fd);
-			err = errno;
-			if (r >= 0)
-				close(r);
-			break;
-		}
-		chaos_calls++;
-		if (r >= 0) {
-			chaos_ok++;
-			continue;
-		}
-		switch (err) {
-		case EAGAIN: case EBADF: case ENOTSOCK: case ENOPROTOOPT:
-		case EOPNOTSUPP: case ENOMEM: case EINVAL: case EMFILE:
-			break;
-		default:
-			fail("second thread: call %llu on fd %d: %s",
-			     (unsigned long long)(x >> 8) % 8, fd, ename(err));
+	for (;;) {
+		usleep(200000);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		for (t = 0; t <= nracers; t++) {
+			time_t s = __atomic_load_n(&call_start[t].tv_sec,
+						   __ATOMIC_SEQ_CST);
+
+			if (s && now.tv_sec - s >= WATCHDOG_S) {
+				printf("not ok 1 - thread %d: operation %lu blocked for %d seconds (seed %llu)\n",
+				       t, call_idx[t], WATCHDOG_S, seed);
+				fflush(stdout);
+				_exit(1);
+			}
 		}
 	}
 	return NULL;
 }
 
-/* ---- one operation ---- */
-
-static void watchdog(int sig)
-{
-	static const char msg[] = "not ok 1 - a call blocked for "
-		"WATCHDOG_S seconds (see the op index above)\n";
-
-	(void)sig;
-	if (write(1, msg, sizeof(msg) - 1) < 0)
-		_exit(2);
-	_exit(1);
-}
+/* ---- one operation of the main thread ---- */
 
 static void one_op(void)
 {
-	int sl = pick_slot(), r;
+	int sl = pick_slot(), r, i, n = 0;
 
-	if (sl < 0 || (free_slot() >= 0 && chance(6))) {
+	for (i = 0; i < POOL; i++)
+		n += LOAD(slots[i].fd) < 0;
+	if (sl < 0 || (n && chance(6))) {
 		op_socket();
 		return;
 	}
@@ -2260,35 +2804,35 @@ static void one_op(void)
 	if (r < 5)
 		op_socket();
 	else if (r < 13)
-		op_bind(sl);
+		slot_op(S_BIND, bind_slot(sl));
 	else if (r < 15)
-		op_connect(sl);
+		slot_op(S_CONNECT, sl);
 	else if (r < 17)
-		op_listen(sl);
+		slot_op(S_LISTEN, sl);
 	else if (r < 20)
-		op_getname(sl);
+		slot_op(S_GETNAME, sl);
 	else if (r < 29)
-		op_setsockopt(sl);
+		slot_op(S_SETSOCKOPT, sl);
 	else if (r < 36)
-		op_getsockopt(sl);
+		slot_op(S_GETSOCKOPT, sl);
 	else if (r < 49)
-		op_send(sl, false);
+		slot_op(S_SEND, sl);
 	else if (r < 52)
-		op_sendmmsg(sl);
+		slot_op(S_SENDMMSG, sl);
 	else if (r < 58)
-		op_send(sl, true);
+		slot_op(S_SENDTO, sl);
 	else if (r < 69)
-		op_recv(sl, false, 0);
+		slot_op(S_RECV, sl);
 	else if (r < 71)
-		op_recvmmsg(sl);
+		slot_op(S_RECVMMSG, sl);
 	else if (r < 76)
-		op_recv(sl, true, 0);
+		slot_op(S_RECVFROM, sl);
 	else if (r < 83)
 		op_poll();
 	else if (r < 87)
-		op_ioctl(sl);
+		slot_op(S_IOCTL, sl);
 	else if (r < 89)
-		op_shutdown(sl);
+		slot_op(S_SHUTDOWN, sl);
 	else if (r < 93)
 		op_close(sl);
 	else if (r < 96)
@@ -2297,7 +2841,7 @@ static void one_op(void)
 		usleep(200 + rn(3000));	/* the timers run */
 	else
 		for (sl = 0; sl < POOL; sl++)
-			if (slots[sl].fd >= 0 && chance(50))
+			if (LOAD(slots[sl].fd) >= 0 && chance(50))
 				op_close(sl);
 }
 
@@ -2460,34 +3004,62 @@ static void verdict_objects(void)
 	    try / 10, try % 10, left[0] ? "; left:" : "", left);
 }
 
+/* Messages read from another port than their header says: each must
+ * have been sent while its slot moved (its sender then cannot tell
+ * which socket sent it)
+ */
+static void verdict_strays(void)
+{
+	unsigned long odd = 0, bad = 0, first = 0;
+	uint32_t i;
+
+	for (i = 1; i < seq_max; i++)
+		if (seq_sport_odd[i]) {
+			odd++;
+			if (!seq_stray[i] && !bad++)
+				first = i;
+		}
+	tap(!bad, "messages from another port than their sender's: %lu, each sent while its slot moved (%lu not; first seq %lu)",
+	    odd, bad, first);
+}
+
 int main(int argc, char **argv)
 {
-	unsigned long need;
+	unsigned long need, total = 0;
 	int i, a = 1;
-
-	bool net_own = false;
+	bool net_own = false, big;
 	char again[512];
-	pthread_t th;
+	pthread_t th[RACERS_MAX + 1], wd;
+	struct rlimit rl;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (; a < argc && argv[a][0] == '-'; a++) {
 		if (!strcmp(argv[a], "-n")) {
 			own_netns();
 			net_own = true;
-		} else if (!strcmp(argv[a], "-t")) {
+		} else if (!strncmp(argv[a], "-t", 2)) {
+			nracers = argv[a][2] ? atoi(argv[a] + 2) : 2;
+			if (nracers < 1 || nracers > RACERS_MAX) {
+				printf("usage: -tN, N from 1 to %d\n",
+				       RACERS_MAX);
+				return 2;
+			}
 			chaos_on = true;
 		} else {
-			printf("usage: %s [-n] [-t] [OPS [SEED]]\n", argv[0]);
+			printf("usage: %s [-n] [-t|-tN] [OPS [SEED]]\n", argv[0]);
 			return 2;
 		}
 	}
 	nops = a < argc ? strtoul(argv[a], NULL, 0) : 5000;
 	seed = a + 1 < argc ? strtoull(argv[a + 1], NULL, 0) :
 		(unsigned long long)time(NULL) % 1000000;
-	snprintf(again, sizeof(again), "%s%s%s %lu %llu", argv[0],
-		 net_own ? " -n" : "", chaos_on ? " -t" : "", nops, seed);
-	printf("# shoal_sockfuzz: seed %llu, %lu operations%s (again: %s)\n",
-	       seed, nops, chaos_on ? ", a second thread" : "", again);
+	snprintf(again, sizeof(again), "%s%s -t%d %lu %llu", argv[0],
+		 net_own ? " -n" : "", nracers, nops, seed);
+	if (!chaos_on)
+		snprintf(again, sizeof(again), "%s%s %lu %llu", argv[0],
+			 net_own ? " -n" : "", nops, seed);
+	printf("# shoal_sockfuzz: seed %llu, %lu operations, %d other threads (again: %s)\n",
+	       seed, nops, nracers, again);
 	rs = seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
 	for (i = 0; i < 8; i++)
 		rnd();
@@ -2497,64 +3069,94 @@ int main(int argc, char **argv)
 				 IPPROTO_PL2);
 	max_msg_len = read_long("/proc/sys/net/shoal/max_msg_len",
 				32 << 20);
+	/* the slots' descriptor numbers */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) &&
+	    rl.rlim_cur < FD_BASE + POOL + 64) {
+		rl.rlim_cur = FD_BASE + POOL + 64;
+		if (rl.rlim_max < rl.rlim_cur)
+			rl.rlim_max = rl.rlim_cur;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	page = sysconf(_SC_PAGESIZE);
-	sendbuf = malloc(BUF_MAX);
-	recvbuf = malloc(BUF_MAX + 2048 * sizeof(struct iovec));
-	ctlbuf = malloc(1 << 20);
-	seq_state = calloc(nops * 2 + 2, 1);
+	seq_max = (nops * 2 + 2) * (1 + 8 * nracers);
+	if (seq_max > 1 << 24)
+		seq_max = 1 << 24;
+	seq_state = calloc(seq_max, 1);
+	seq_stray = calloc(seq_max, 1);
+	seq_sport_odd = calloc(seq_max, 1);
+	socks = calloc(SOCKS_MAX, sizeof(*socks));
 	none_page = mmap(NULL, page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
 	edge_page = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!sendbuf || !recvbuf || !ctlbuf || !seq_state ||
-	    none_page == MAP_FAILED || edge_page == MAP_FAILED ||
+	if (!thread_bufs() || !seq_state || !seq_stray || !seq_sport_odd ||
+	    !socks || none_page == MAP_FAILED || edge_page == MAP_FAILED ||
 	    mprotect(edge_page + page, page, PROT_NONE)) {
 		printf("Bail out! no memory\n");
 		return 1;
 	}
-	memset(ctlbuf, 0, 1 << 20);
 	for (i = 0; i < POOL; i++) {
 		slots[i].fd = -1;
 		slots[i].s = -1;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGALRM, watchdog);
 
-	if (chaos_on && pthread_create(&th, NULL, chaos, NULL)) {
+	if (pthread_create(&wd, NULL, watchdog, NULL)) {
 		printf("Bail out! pthread_create\n");
 		return 1;
 	}
+	for (i = 1; i <= nracers; i++)
+		if (pthread_create(&th[i], NULL, racer, (void *)(intptr_t)i)) {
+			printf("Bail out! pthread_create\n");
+			return 1;
+		}
 	for (op_idx = 0; op_idx < nops; op_idx++) {
-		alarm(WATCHDOG_S);
+		call_begin();
 		one_op();
+		call_done();
 	}
-	alarm(WATCHDOG_S);
-	if (chaos_on) {
-		chaos_stop = true;
-		pthread_join(th, NULL);
-		printf("# second thread: %lu calls, %lu succeeded, %lu messages read\n",
-		       chaos_calls, chaos_ok, chaos_msgs);
+	chaos_stop = true;
+	for (i = 1; i <= nracers; i++) {
+		pthread_join(th[i], NULL);
+		printf("# thread %d: %lu calls\n", i, chaos_calls[i]);
+		total += chaos_calls[i];
 	}
+	if (chaos_on)
+		printf("# races: %lu calls whose slot was closed or given another socket while they ran (%lu of them EBADF), %lu sockets replaced by dup2(), %lu messages sent from a slot that moved, %lu statistics checked exactly and %lu from below\n",
+		       n_moved, n_moved_ebadf, n_replaced, n_stray_ok,
+		       n_stats_exact, n_stats_below);
 	/* what is still on its way arrives: read it, then close all */
+	call_begin();
 	usleep(100000);
 	for (i = 0; i < POOL; i++)
 		if (slots[i].fd >= 0) {
-			op_recv(i, false, 0);
+			slot_op(S_RECV, i);
 			op_close(i);
 		}
-	alarm(0);
+	call_done();
 
 	summary();
-	tap(!failures, "every call returned what it may (%lu operations, %lu failures)",
-	    nops, failures);
-	/* the second thread reads many of them first */
-	need = nops < 2000 ? 1 : chaos_on ? 10 : 20;
+	tap(!failures, "every call returned what it may (%lu operations, %lu of other threads, %lu failures)",
+	    nops, total, failures);
+	/* a run of the default length, over all threads, reaches each
+	 * many times; the other threads read many messages first
+	 */
+	big = nops + total >= 2000;
+	need = !big ? 1 : chaos_on ? 10 : 20;
 	tap(n_peer_sends >= need && n_verified >= need,
 	    "messages flowed: %lu sent to the pool, %lu read and verified (>= %lu each)",
 	    n_peer_sends, n_verified, need);
-	tap(n_errq_by[0] >= (nops >= 2000 ? 5 : 0),
+	tap(n_errq_by[0] >= (big ? 5 : 0),
 	    "failed messages reported: %lu error reports, %lu ECONNREFUSED",
 	    n_errq, n_errq_by[0]);
+	if (chaos_on) {
+		verdict_strays();
+		tap(total >= nops && n_moved >= (big ? 5 : 0) &&
+		    n_replaced >= (big ? 5 : 0),
+		    "the threads raced: %lu calls of %d other threads (>= %lu), %lu calls whose slot moved under them (>= %d), %lu sockets replaced under calls (>= %d)",
+		    total, nracers, nops, n_moved, big ? 5 : 0, n_replaced,
+		    big ? 5 : 0);
+	}
 	verdict_paths();
 	verdict_objects();
 	printf("1..%d\n", tap_n);
