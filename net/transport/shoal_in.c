@@ -427,6 +427,19 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		goto drop;
 	}
 	if (!m) {
+		/* a response answers a request of ours that waits for it.
+		 * One for none is a copy of one read, come after its name
+		 * was forgotten (held in a queue, or sent again by a server
+		 * that missed the ACK), or answers a request that failed:
+		 * taken as new, it would be read twice.  The ACK ends it at
+		 * its server.
+		 */
+		if ((name & SHOAL_F_RESPONSE) &&
+		    !shoal_omsg_find(ss, src, pkt->msg_id, SHOAL_F_REQUEST)) {
+			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
+			shoal_in_reply(ss, pkt, src, local, SHOAL_T_ACK, 0, q);
+			goto drop;
+		}
 		/* a message this socket could never hold is refused */
 		if (pkt->msg_len > READ_ONCE(ss->inet.sk.sk_rcvbuf) / 2) {
 			shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
