@@ -30,7 +30,8 @@ BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gc
 TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
 MANDIR ?= /usr/share/man
 
-.PHONY: all modules modules-w1 test-modules tc tools unit check demo bench fuzz clean help kdir install
+.PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench fuzz clean help \
+	kdir install
 
 all: modules tc tools
 
@@ -39,6 +40,7 @@ help:
 	@echo "make modules    kernel modules only (KREL=<release> or KDIR=<dir> to override)"
 	@echo "make test-modules  the tests' own kernel modules (never installed)"
 	@echo "make check      every test; T=<name> runs one test or group (make check T=trim)"
+	@echo "make check-debug  make check on a KASAN/lockdep/kmemleak kernel (FAULT=1: with failures injected)"
 	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail, afq, sqr, Shoal against TCP"
 	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
 	@echo "make fuzz       the long fuzz campaign: seeded drivers and libFuzzer (FUZZ_SECONDS=60 a target)"
@@ -111,6 +113,11 @@ build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/tr
 
 check: all unit test-modules
 	scripts/check $(T)
+
+# the tests on the debug kernel, built once (scripts/debug-kernel); FAULT=1
+# injects allocation failures (Documentation/testing.md, "Debug kernel")
+check-debug:
+	SHOAL_FAULT=$(or $(FAULT),0) scripts/check-debug $(T)
 
 demo: all
 	scripts/demo

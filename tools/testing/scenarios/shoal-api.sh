@@ -23,10 +23,10 @@ topo_init shapi
 trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
 NS=$TOPO_PREFIX-h
 ip netns add "$NS" && ip -n "$NS" link set lo up || topo_die "namespace"
-ip netns exec "$NS" "$BIN"
+ip netns exec "$NS" "$TREE/tools/testing/lib/fault-run" "$BIN"
 status=$?
 tap_ok "$status == 0" "the API tests passed (IPPROTO_SIRD)"
-ip netns exec "$NS" env SHOAL_PROTO=pl2 "$BIN"
+ip netns exec "$NS" env SHOAL_PROTO=pl2 "$TREE/tools/testing/lib/fault-run" "$BIN"
 status=$?
 tap_ok "$status == 0" "the API tests passed (IPPROTO_PL2)"
 ip netns del "$NS"
