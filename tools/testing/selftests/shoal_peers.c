@@ -46,6 +46,8 @@
 
 #include <linux/shoal.h>
 
+#include "../../lib/shoal_socket.h"
+
 #define MAGIC		0x50eea5a1u
 #define HDR		16	/* magic, index, length, kind */
 #define BUF		65536
@@ -257,19 +259,6 @@ static void print_errs(void)
 
 /* ---- the run ---- */
 
-static long read_long(const char *path, long def)
-{
-	FILE *f = fopen(path, "r");
-	long v;
-
-	if (!f)
-		return def;
-	if (fscanf(f, "%ld", &v) != 1)
-		v = def;
-	fclose(f);
-	return v;
-}
-
 static void sin_of(struct sockaddr_in *s, uint32_t host, int p)
 {
 	memset(s, 0, sizeof(*s));
@@ -381,8 +370,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pl2 = proto == IPPROTO_PL2;
-	proto = read_long(pl2 ? "/sys/module/shoal/parameters/proto_pl2" :
-			  "/sys/module/shoal/parameters/proto_sird", proto);
+	proto = shoal_proto_number(pl2);
 	rl.rlim_cur = nr + 64;
 	rl.rlim_max = nr + 64;
 	if (setrlimit(RLIMIT_NOFILE, &rl)) {

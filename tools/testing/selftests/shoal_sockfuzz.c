@@ -71,6 +71,8 @@
 #include <linux/sockios.h>
 #include <linux/shoal.h>
 
+#include "../../lib/shoal_socket.h"
+
 #define POOL		12	/* descriptors at most */
 #define WATCHDOG_S	20	/* a call taking longer fails the run */
 #define PORT_BASE	20000	/* bind()'s ports: PORT_BASE .. + PORT_SPAN */
@@ -3063,10 +3065,8 @@ int main(int argc, char **argv)
 	rs = seed * 0x9e3779b97f4a7c15ULL + 0x2545f4914f6cdd1dULL;
 	for (i = 0; i < 8; i++)
 		rnd();
-	proto_num[0] = read_long("/sys/module/shoal/parameters/proto_sird",
-				 IPPROTO_SIRD);
-	proto_num[1] = read_long("/sys/module/shoal/parameters/proto_pl2",
-				 IPPROTO_PL2);
+	proto_num[0] = shoal_proto_number(false);
+	proto_num[1] = shoal_proto_number(true);
 	max_msg_len = read_long("/proc/sys/net/shoal/max_msg_len",
 				32 << 20);
 	/* the slots' descriptor numbers */
