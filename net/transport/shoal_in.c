@@ -482,7 +482,9 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 	 * repeated one is a probe, answered
 	 */
 	if (!created)
-		shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+		shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0,
+			      shoal_busy_wait(m->quiet) << SHOAL_BUSY_WAIT_SHIFT,
+			      q);
 	shoal_credit_ask(&sn->sird, &m->credit, pkt->offset);
 drop:
 	kfree_skb(skb);
@@ -593,12 +595,16 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			shoal_credit_reclaim(&ss->sn->sird, c);
 		switch (t.act) {
 		case SHOAL_TICK_BUSY:
+			if (!t.busy_wait)	/* told lately */
+				break;
 			word = shoal_tick_busy_word(&told, m);
 			if (word < 0)
 				shoal_stat_inc(ss->sn,
 					       SHOAL_STAT_RX_BUSY_COVERED);
 			else
-				shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, word, q);
+				shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, word |
+					      t.busy_wait << SHOAL_BUSY_WAIT_SHIFT,
+					      q);
 			break;
 		case SHOAL_TICK_FORGET:
 			shoal_imsg_free(ss, m);	/* the sender is gone */

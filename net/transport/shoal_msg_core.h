@@ -414,10 +414,43 @@ struct shoal_tick_in {
 				 */
 };
 
+/* A message waiting for credit tells its sender BUSY at its quiet
+ * intervals 1, 2 and 4, then every SHOAL_BUSY_EVERY: the keep-alive of a
+ * long wait costs a packet per message per SHOAL_BUSY_EVERY intervals,
+ * not one per interval (2000 senders waiting at a 50 ms interval were
+ * 40,000 BUSYs a second).  Each BUSY says when the next comes
+ * (SHOAL_BUSY_WAIT()), so that its sender does not probe meanwhile.
+ */
+#define SHOAL_BUSY_EVERY	8
+
+/* Intervals from quiet interval @quiet to the next one that tells BUSY */
+static inline u32 shoal_busy_wait(u32 quiet)
+{
+	u32 next = 1;
+
+	if (quiet >= SHOAL_BUSY_EVERY)
+		return SHOAL_BUSY_EVERY - quiet % SHOAL_BUSY_EVERY;
+	while (next <= quiet)
+		next <<= 1;
+	return next - quiet;
+}
+
+/* Whether quiet interval @quiet tells BUSY */
+static inline bool shoal_busy_tells(u32 quiet)
+{
+	if (quiet >= SHOAL_BUSY_EVERY)
+		return !(quiet % SHOAL_BUSY_EVERY);
+	return quiet && !(quiet & (quiet - 1));
+}
+
 /* What to do with it, and its heard, quiet and silent after the tick */
 struct shoal_tick {
 	enum shoal_tick_act act;
 	bool reclaim;		/* first take back the credit it has out */
+	u32 busy_wait;		/* SHOAL_TICK_BUSY: tell its sender now,
+				 * and that the next BUSY comes this many
+				 * intervals later; 0: not this interval
+				 */
 	unsigned long heard;
 	u32 quiet;
 	u32 silent;
@@ -466,6 +499,8 @@ shoal_rx_tick(const struct shoal_tick_in *in, const struct shoal_rx_ranges *rx,
 		t.act = SHOAL_TICK_BUSY;
 		t.reclaim = t.quiet >= 2;
 		t.silent = 0;
+		if (shoal_busy_tells(t.quiet))
+			t.busy_wait = shoal_busy_wait(t.quiet);
 		return t;
 	}
 	/* the receiver still hears data that was granted before this

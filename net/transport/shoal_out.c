@@ -11,9 +11,10 @@
  * turns, one probe for all of them, but a probe whose receiver says it
  * started the message (SHOAL_F_RETX) makes two others it never answered
  * probe at once: messages lost whole are found in round trips, not one a
- * turn.  After net.shoal.timeout_resends unanswered probes they fail with
- * ETIMEDOUT.  Failures go to the
- * socket's error queue (MSG_ERRQUEUE).
+ * turn.  A message's probes back off while its receiver stays silent (2,
+ * 4, then every SHOAL_PROBE_GAP_MAX intervals); after 2 x
+ * (net.shoal.timeout_resends + 1) intervals of silence it fails with
+ * ETIMEDOUT.  Failures go to the socket's error queue (MSG_ERRQUEUE).
  *
  * A request is not done when it is acknowledged: its data is freed, but
  * a small record of it waits on ss->await for the response.  While the
@@ -21,9 +22,9 @@
  * CREDIT_REQ with SHOAL_F_RETX): a server that still has the request
  * (until its response is acknowledged) answers ACK, one that lost it
  * (its socket closed) answers UNKNOWN, and the request fails with
- * ECONNRESET; no answer for timeout_resends probes fails it with
- * ETIMEDOUT.  So a response lost with its server is reported too.  A
- * server that takes its time keeps answering: the client waits.
+ * ECONNRESET; no answer for the timeout fails it with ETIMEDOUT.  So a
+ * response lost with its server is reported too.  A server that takes
+ * its time keeps answering: the client waits.
  *
  * Locking: see shoal_sock.h.  Everything here but shoal_omsg_send()'s copy
  * runs under ss->lock and queues packets on @q for the caller to send.
@@ -379,6 +380,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->heard = jiffies;
 	m->named = jiffies;
 	m->probed = jiffies;
+	m->hush = jiffies;
 	m->charge = charge;
 	__skb_queue_head_init(&q);
 
@@ -461,6 +463,20 @@ void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
 		shoal_omsg_acked(ss, m);
 }
 
+/* @m's receiver speaks of it again in @wait intervals (a BUSY's
+ * SHOAL_BUSY_WAIT): @m does not probe before one more has passed, nor
+ * before the two any news gives it.  A BUSY is taken at its word for at
+ * most SHOAL_BUSY_EVERY intervals, a forged one too.
+ */
+static void shoal_omsg_hush(struct shoal_sock *ss, struct shoal_omsg *m,
+			    u32 wait)
+{
+	unsigned long ival = shoal_resend_ival(ss->sn);
+
+	wait = min_t(u32, wait, SHOAL_BUSY_EVERY);
+	m->hush = jiffies + (wait + 1) * ival;
+}
+
 /* The receiver is alive but has not taken SIRD message @m (BUSY with
  * NOTHELD: it receives too many, or its memory is full): what @m sent
  * unasked was dropped.  Unless credit came since (then the receiver took
@@ -476,6 +492,12 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 	if (m->credited)
 		return;
 	m->answered = false;	/* not held: BUSY ALL does not cover it */
+	/* a receiver that keeps refusing is asked less often: again after
+	 * 2, 3, 5, then 9 intervals (SHOAL_BUSY_EVERY + 1)
+	 */
+	if (m->notheld < 4)
+		m->notheld++;
+	shoal_omsg_hush(ss, m, 1U << (m->notheld - 1));
 	if (ss->pl2)
 		return;
 	m->unsched = 0;
@@ -499,7 +521,7 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
  * packet for SHOAL_BUSY_ALL_IVALS intervals.
  */
 static void shoal_out_busy_all(struct shoal_sock *ss,
-			       const struct shoal_addr *src)
+			       const struct shoal_addr *src, u32 wait)
 {
 	unsigned long ival = shoal_resend_ival(ss->sn);
 	struct shoal_omsg *o;
@@ -508,8 +530,11 @@ static void shoal_out_busy_all(struct shoal_sock *ss,
 		if (!o->answered || !shoal_addr_eq(&o->dst, src))
 			continue;
 		o->silent = 0;
-		if (time_before(jiffies, o->named + SHOAL_BUSY_ALL_IVALS * ival))
+		if (time_before(jiffies,
+				o->named + SHOAL_BUSY_ALL_IVALS * ival)) {
 			o->heard = jiffies;
+			shoal_omsg_hush(ss, o, wait);
+		}
 	}
 }
 
@@ -580,6 +605,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	m->heard = jiffies;
 	m->named = jiffies;
 	m->silent = 0;
+	m->hush = jiffies;	/* a BUSY's promise holds until other news */
 	m->answered = true;
 	if (m->awaiting) {
 		/* ACK or BUSY: the server has the request; a late CREDIT or
@@ -594,6 +620,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	}
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
+		m->notheld = 0;
 		m->credited = true;
 		shoal_tx_authorise(&m->tx, pkt->offset);
 		break;
@@ -612,10 +639,15 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		ss->inet.sk.sk_write_space(&ss->inet.sk);
 		return;
 	case SHOAL_T_BUSY:
-		if (pkt->word & SHOAL_BUSY_NOTHELD)
+		if (pkt->word & SHOAL_BUSY_NOTHELD) {
 			shoal_omsg_notheld(ss, m);
-		else if (pkt->word & SHOAL_BUSY_ALL)
-			shoal_out_busy_all(ss, src);
+			return;
+		}
+		m->notheld = 0;
+		shoal_omsg_hush(ss, m, SHOAL_BUSY_WAIT(pkt->word));
+		if (pkt->word & SHOAL_BUSY_ALL)
+			shoal_out_busy_all(ss, src,
+					   SHOAL_BUSY_WAIT(pkt->word));
 		return;
 	default:
 		return;
@@ -711,11 +743,36 @@ enum shoal_probe_act {
 	SHOAL_PROBE_NONE,	/* not due */
 	SHOAL_PROBE_SEND,	/* its turn: it probes */
 	SHOAL_PROBE_WAIT,	/* due, another probes its receiver */
+	SHOAL_PROBE_FAIL,	/* its turn, but its receiver was silent
+				 * for the whole timeout
+				 */
 };
+
+/* The most resend intervals between a message's probes.  While its
+ * receiver says nothing, a message probes 2 intervals after the last
+ * news, then 4 after that probe, then every SHOAL_PROBE_GAP_MAX, as TCP
+ * backs off its retransmission timer: a host whose peers stop answering
+ * (a backlog it cannot drain, a path down) does not fill the path with
+ * probes (2000 messages to 2000 hosts, each probing every two 50 ms
+ * intervals with its first packet, sent 40,000 packets a second).
+ */
+#define SHOAL_PROBE_GAP_MAX	8
 
 static bool shoal_probe_due(const struct shoal_omsg *m, unsigned long ival)
 {
-	return !time_before(jiffies, m->heard + 2 * ival);
+	u32 gap = m->silent >= 2 ? SHOAL_PROBE_GAP_MAX : 2U << m->silent;
+
+	return !time_before(jiffies, m->heard + gap * ival) &&
+	       !time_before(jiffies, m->hush);
+}
+
+/* A message fails after this much silence of its receiver: as long as
+ * timeout_resends probes take without the backoff, 2 x (limit + 1)
+ * intervals, at its first turn past it
+ */
+static unsigned long shoal_probe_timeout(unsigned long ival, u32 limit)
+{
+	return 2 * ival * ((unsigned long)limit + 1);
 }
 
 static int shoal_probe_peer(const struct shoal_probe_turns *t,
@@ -796,7 +853,7 @@ static bool shoal_probe_reap(struct shoal_sock *ss,
 			     struct list_head *list, unsigned long ival,
 			     u32 limit)
 {
-	unsigned long since = jiffies - 2 * ival * (limit + 1);
+	unsigned long since = jiffies - shoal_probe_timeout(ival, limit);
 	struct shoal_omsg *m, *tmp;
 	bool freed = false;
 	int i;
@@ -814,6 +871,37 @@ static bool shoal_probe_reap(struct shoal_sock *ss,
 	return freed;
 }
 
+/* What @m does at this tick: nothing, wait for another's probe of its
+ * receiver, probe it, or fail (SHOAL_PROBE_FAIL: counted, not done; its
+ * receiver is marked gone for shoal_probe_reap())
+ */
+static enum shoal_probe_act shoal_probe_step(struct shoal_sock *ss,
+					     struct shoal_probe_turns *t,
+					     struct shoal_omsg *m,
+					     unsigned long ival, u32 limit)
+{
+	enum shoal_probe_act act = shoal_probe_turn(t, m, ival);
+
+	if (act == SHOAL_PROBE_NONE)
+		return act;
+	if (act == SHOAL_PROBE_SEND && !m->silent)
+		m->silent_at = m->heard;	/* its silence began */
+	m->heard = jiffies;
+	if (act == SHOAL_PROBE_WAIT) {
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_PROBE_TURN);
+		return act;
+	}
+	if (!time_before(jiffies,
+			 m->silent_at + shoal_probe_timeout(ival, limit))) {
+		shoal_probe_gone(t, m);
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
+		return SHOAL_PROBE_FAIL;
+	}
+	if (m->silent < U32_MAX)
+		m->silent++;
+	return SHOAL_PROBE_SEND;
+}
+
 /* Requests waiting for their responses: those the server was silent
  * about for two intervals probe it in turns, or fail.  Returns whether
  * any did.
@@ -828,26 +916,18 @@ static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 
 	shoal_probe_turns(&turns, &ss->await, ival);
 	list_for_each_entry_safe(m, tmp, &ss->await, node) {
-		act = shoal_probe_turn(&turns, m, ival);
-		if (act == SHOAL_PROBE_NONE)
-			continue;
-		m->heard = jiffies;
-		if (act == SHOAL_PROBE_WAIT) {
-			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_PROBE_TURN);
-			continue;
-		}
-		if (++m->silent > limit) {
-			shoal_probe_gone(&turns, m);
-			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
+		act = shoal_probe_step(ss, &turns, m, ival, limit);
+		if (act == SHOAL_PROBE_FAIL) {
 			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RPC_LOST);
 			shoal_omsg_fail(ss, m, ETIMEDOUT);
 			freed = true;
-			continue;
+		} else if (act == SHOAL_PROBE_SEND) {
+			/* RETX: a server without the request must not take
+			 * this for the start of a new one
+			 */
+			shoal_omsg_credit_req(ss, m,
+					      m->name_flags | SHOAL_F_RETX, q);
 		}
-		/* RETX: a server without the request must not take this
-		 * for the start of a new one
-		 */
-		shoal_omsg_credit_req(ss, m, m->name_flags | SHOAL_F_RETX, q);
 	}
 	if (turns.gone && shoal_probe_reap(ss, &turns, &ss->await, ival, limit))
 		freed = true;
@@ -877,25 +957,16 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 	shoal_probe_turns(&turns, &ss->out_list, ival);
 	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
 		shoal_omsg_push(ss, m, q);	/* what a capped push left */
-		/* a receiver that schedules others says so every interval
-		 * (BUSY): two without a word are silence
+		/* a receiver that schedules others says so (BUSY), and
+		 * when it will again: silence is what lasts past that
 		 */
-		act = shoal_probe_turn(&turns, m, ival);
-		if (act == SHOAL_PROBE_NONE)
-			continue;
-		m->heard = jiffies;
-		if (act == SHOAL_PROBE_WAIT) {
-			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_PROBE_TURN);
-			continue;
-		}
-		if (++m->silent > limit) {
-			shoal_probe_gone(&turns, m);
-			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_TIMEOUT);
+		act = shoal_probe_step(ss, &turns, m, ival, limit);
+		if (act == SHOAL_PROBE_FAIL) {
 			shoal_omsg_fail(ss, m, ETIMEDOUT);
 			freed = true;
-			continue;
+		} else if (act == SHOAL_PROBE_SEND) {
+			shoal_omsg_probe(ss, m, q);
 		}
-		shoal_omsg_probe(ss, m, q);
 	}
 	if (turns.gone &&
 	    shoal_probe_reap(ss, &turns, &ss->out_list, ival, limit))

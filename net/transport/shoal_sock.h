@@ -113,10 +113,15 @@ struct shoal_omsg {
 	u32 len;
 	u32 unsched;
 	u32 mss;
-	u32 silent;			/* resend intervals without news */
+	u32 silent;			/* its probes without news */
+	unsigned long silent_at;	/* while silent: when that began */
 	unsigned long heard;		/* jiffies of the last news */
 	unsigned long named;		/* the last packet naming it */
 	unsigned long probed;		/* its last probe (or its start) */
+	unsigned long hush;		/* no probe before: its receiver
+					 * said when it speaks next (BUSY)
+					 */
+	u8 notheld;			/* BUSY NOTHELDs in a row */
 	u32 charge;			/* bytes charged to sk_wmem_queued */
 	struct shoal_sock *ss;		/* its socket */
 	struct list_head tx_node;	/* sn->sird_tx.ready, while it holds

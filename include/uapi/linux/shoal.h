@@ -65,6 +65,8 @@
  *		the same holds for every other message of the sending
  *		socket to this receiver that the receiver answered before
  *		(one BUSY a resend interval covers a socket's backlog).
+ *		SHOAL_BUSY_WAIT(word): the intervals until the receiver's
+ *		next BUSY about it (a long wait is told less often).
  *  UNKNOWN	the receiver will not take this message; word: why, an
  *		errno value (ECONNREFUSED: no socket has the port,
  *		EMSGSIZE: it could never hold the message, ECONNRESET: it
@@ -85,6 +87,14 @@
 #define SHOAL_BUSY_ALL		0x2	/* and every message of the sending
 					 * socket the receiver told of before
 					 */
+#define SHOAL_BUSY_WAIT_SHIFT	8	/* bits 8-15: resend intervals until
+					 * the receiver's next BUSY about the
+					 * message; its sender probes only
+					 * past them (0: two, as before)
+					 */
+#define SHOAL_BUSY_WAIT_MASK	0xff00
+#define SHOAL_BUSY_WAIT(word)	(((word) & SHOAL_BUSY_WAIT_MASK) >> \
+				 SHOAL_BUSY_WAIT_SHIFT)
 
 enum shoal_type {
 	SHOAL_T_DATA = 1,

@@ -603,6 +603,23 @@ static bool pow2(u32 q)
 	return q && !(q & (q - 1));
 }
 
+/* A wait for credit is told BUSY at quiet 1, 2, 4, 8, 16, 24, ...: the
+ * intervals to the next telling one from @q if @q tells, else 0
+ */
+static u32 busy_model(u32 q)
+{
+	u32 n;
+
+	if (!(pow2(q) && q < SHOAL_BUSY_EVERY) &&
+	    !(q >= SHOAL_BUSY_EVERY && q % SHOAL_BUSY_EVERY == 0))
+		return 0;
+	for (n = q + 1;; n++)
+		if ((pow2(n) && n < SHOAL_BUSY_EVERY) ||
+		    (n >= SHOAL_BUSY_EVERY && n % SHOAL_BUSY_EVERY == 0) ||
+		    n == 0)
+			return n - q;
+}
+
 /* Bytes of [0, upto) that arrived */
 static u32 rx_below(const struct shoal_rx_ranges *rx, u32 upto)
 {
@@ -672,6 +689,9 @@ static enum shoal_tick_act tick_step(struct tick_model *m,
 		    t.reclaim != (m->quiet >= 2))
 			FAIL("tick: waits for credit, act %d reclaim %d",
 			     t.act, t.reclaim);
+		if (t.busy_wait != busy_model(m->quiet))
+			FAIL("tick: BUSY at quiet %u says the next in %u, model %u",
+			     m->quiet, t.busy_wait, busy_model(m->quiet));
 		return t.act;
 	}
 	if (t.act == SHOAL_TICK_BUSY)

@@ -611,6 +611,7 @@ static void test_tick_busy(void)
 {
 	struct shoal_tick_in in = { .heard = 1000, .silent = 7 };
 	struct shoal_tick t;
+	u32 told = 0, next = 0;
 	int i, bad = 0;
 
 	t = tick(&in, 10000, 3000, 1010, 50);
@@ -642,13 +643,30 @@ static void test_tick_busy(void)
 	for (i = 1; i <= 200; i++) {
 		t = tick(&in, 10000, 0, i * IVAL, 5);
 		bad += t.act != SHOAL_TICK_BUSY || t.silent;
+		if (t.busy_wait) {
+			told++;
+			bad += next && (u32)i != next;
+			next = i + t.busy_wait;
+		} else {
+			bad += (u32)i == next;
+		}
 		in.heard = t.heard;
 		in.quiet = t.quiet;
 		in.silent = t.silent;
 	}
 	CHECK(bad == 0 && in.quiet == 200,
-	      "waiting for credit for 200 intervals: never forgotten (%d bad)",
+	      "waiting for credit for 200 intervals: never forgotten, each BUSY when the last said (%d bad)",
 	      bad);
+	/* quiet 1, 2, 4, then 8, 16, ..., 200: 3 + 25 */
+	CHECK(told == 28,
+	      "a long wait is told at quiet 1, 2, 4, then every %d: %u BUSYs in 200 intervals, not 200",
+	      SHOAL_BUSY_EVERY, told);
+	CHECK(shoal_busy_wait(0) == 1 && shoal_busy_wait(3) == 1 &&
+	      shoal_busy_wait(5) == 3 && shoal_busy_wait(8) == 8 &&
+	      shoal_busy_wait(13) == 3 && shoal_busy_wait(0xffffffffu) == 1,
+	      "the wait to the next BUSY from any quiet count (%u %u %u %u %u)",
+	      shoal_busy_wait(0), shoal_busy_wait(3), shoal_busy_wait(5),
+	      shoal_busy_wait(8), shoal_busy_wait(13));
 }
 
 static void test_tick_queued(void)
