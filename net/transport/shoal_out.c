@@ -468,11 +468,9 @@ void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
  * before the two any news gives it.  A BUSY is taken at its word for at
  * most SHOAL_BUSY_EVERY intervals, a forged one too.
  */
-static void shoal_omsg_hush(struct shoal_sock *ss, struct shoal_omsg *m,
-			    u32 wait)
+static void shoal_omsg_hush(struct shoal_omsg *m, u32 wait,
+			    unsigned long ival)
 {
-	unsigned long ival = shoal_resend_ival(ss->sn);
-
 	wait = min_t(u32, wait, SHOAL_BUSY_EVERY);
 	m->hush = jiffies + (wait + 1) * ival;
 }
@@ -497,7 +495,7 @@ static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
 	 */
 	if (m->notheld < 4)
 		m->notheld++;
-	shoal_omsg_hush(ss, m, 1U << (m->notheld - 1));
+	shoal_omsg_hush(m, 1U << (m->notheld - 1), shoal_resend_ival(ss->sn));
 	if (ss->pl2)
 		return;
 	m->unsched = 0;
@@ -533,7 +531,7 @@ static void shoal_out_busy_all(struct shoal_sock *ss,
 		if (time_before(jiffies,
 				o->named + SHOAL_BUSY_ALL_IVALS * ival)) {
 			o->heard = jiffies;
-			shoal_omsg_hush(ss, o, wait);
+			shoal_omsg_hush(o, wait, ival);
 		}
 	}
 }
@@ -606,6 +604,8 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	m->named = jiffies;
 	m->silent = 0;
 	m->hush = jiffies;	/* a BUSY's promise holds until other news */
+	if (pkt->type != SHOAL_T_BUSY || !(pkt->word & SHOAL_BUSY_NOTHELD))
+		m->notheld = 0;
 	m->answered = true;
 	if (m->awaiting) {
 		/* ACK or BUSY: the server has the request; a late CREDIT or
@@ -620,7 +620,6 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	}
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
-		m->notheld = 0;
 		m->credited = true;
 		shoal_tx_authorise(&m->tx, pkt->offset);
 		break;
@@ -643,8 +642,8 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 			shoal_omsg_notheld(ss, m);
 			return;
 		}
-		m->notheld = 0;
-		shoal_omsg_hush(ss, m, SHOAL_BUSY_WAIT(pkt->word));
+		shoal_omsg_hush(m, SHOAL_BUSY_WAIT(pkt->word),
+				shoal_resend_ival(sn));
 		if (pkt->word & SHOAL_BUSY_ALL)
 			shoal_out_busy_all(ss, src,
 					   SHOAL_BUSY_WAIT(pkt->word));

@@ -118,8 +118,10 @@ print("other_errors=%d" % sum(v for k, v in errs.items() if k not in gone))
 PYEOF
 }
 
-# shoal_rx_packets NS: rx_packets of namespace NS
-shoal_rx_packets()
+# shoal_stat NS NAME: shoal.ko's counter NAME in namespace NS now (0 if
+# it has none of that name)
+shoal_stat()
 {
-	ip netns exec "$1" awk '$1 == "rx_packets" { print $2 }' /proc/net/shoal/stats
+	ip netns exec "$1" awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' \
+		/proc/net/shoal/stats
 }

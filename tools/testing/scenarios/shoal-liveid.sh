@@ -116,7 +116,7 @@ prev=
 for _ in $(seq 30); do
 	now=
 	for ns in "${HOSTS[@]}"; do
-		now+="$(shoal_rx_packets "$ns") "
+		now+="$(shoal_stat "$ns" rx_packets) "
 	done
 	[ "$now" = "$prev" ] && break
 	prev=$now

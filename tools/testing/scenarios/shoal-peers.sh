@@ -117,24 +117,17 @@ ip netns exec "$C" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
 topo_backlog
 topo_log "$N client and $N server addresses, $N routes: $((SECONDS - start)) s"
 
-# stat NS NAME: shoal.ko's counter NAME in namespace NS now
-stat()
-{
-	ip netns exec "$1" awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' \
-		/proc/net/shoal/stats
-}
-
 # control NS: the BUSYs and CREDIT_REQs namespace NS has sent
 control()
 {
-	echo $(($(stat "$1" tx_busy) + $(stat "$1" tx_credit_req)))
+	echo $(($(shoal_stat "$1" tx_busy) + $(shoal_stat "$1" tx_credit_req)))
 }
 
 IVAL_MS=50		# the resend interval set above
 runs=(sird:"$WAVE" pl2:"$WAVE")
 [ "$WAVE" -lt "$N" ] && runs+=(sird:"$N" pl2:"$N")
-done_runs=()
-for run in "${runs[@]}"; do
+for i in "${!runs[@]}"; do
+	run=${runs[i]}
 	proto=${run%:*}
 	wave=${run#*:}
 	opt=()
@@ -143,8 +136,7 @@ for run in "${runs[@]}"; do
 	[ "$wave" != "$WAVE" ] && tag="$proto, all at once"
 	out=$TOPO_TMP/$proto-$wave.out
 	start=$SECONDS
-	port=$((PORT + ${#done_runs[@]}))
-	done_runs+=("$run")
+	port=$((PORT + i))
 	ctl0=$(($(control "$C") + $(control "$S")))
 	"$BIN" -C "/run/netns/$C" -S "/run/netns/$S" -n "$N" -p $port \
 		-w "$wave" "${opt[@]}" -t 60 >"$out" 2>&1

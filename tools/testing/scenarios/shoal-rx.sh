@@ -199,12 +199,12 @@ tap_ok "moves == 40 && rx_packets > 0 && rx_packets == udp_after - udp_before &&
 # 7. a namespace deleted under traffic, then the module unloads
 ip netns exec "$A" "$SHOAL_CRAFT" flood 100000 10.77.0.2 5000 &
 flood=$!
-base=$(shoal_rx_packets "$B")
+base=$(shoal_stat "$B" rx_packets)
 for _ in $(seq 50); do
-	[ "$(shoal_rx_packets "$B")" -gt $((base + 100)) ] && break
+	[ "$(shoal_stat "$B" rx_packets)" -gt $((base + 100)) ] && break
 	topo_nap 0.1
 done
-tap_ok "$(shoal_rx_packets "$B") > base + 100" "packets arriving when the namespace goes"
+tap_ok "$(shoal_stat "$B" rx_packets) > base + 100" "packets arriving when the namespace goes"
 ip netns del "$B"
 wait "$flood" 2>/dev/null
 # its last socket keeps it until now
