@@ -2524,7 +2524,10 @@ static void op_ioctl(void)
 		eset_add(&e.base, EXDEV);
 		break;
 	}
-	if (chance(10)) {
+	/* a fifth: EFAULT comes only from the kinds that copy (half of
+	 * them), and a short run makes under a hundred ioctls
+	 */
+	if (chance(20)) {
 		arg = bad_ptr(&kernel, &what);
 		if (what[0] == 'e')
 			arg = edge_page + page - 2;
