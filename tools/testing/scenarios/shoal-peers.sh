@@ -125,7 +125,7 @@ control()
 
 IVAL_MS=50		# the resend interval set above
 runs=(sird:"$WAVE" pl2:"$WAVE")
-[ "$WAVE" -lt "$N" ] && runs+=(sird:"$N" pl2:"$N")
+[ "$WAVE" -lt "$N" ] && runs+=(sird:"$N")
 for i in "${!runs[@]}"; do
 	run=${runs[i]}
 	proto=${run%:*}
