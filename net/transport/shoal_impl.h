@@ -130,6 +130,14 @@ enum shoal_stat {
 					 * or about one the port would not
 					 * have refused (an ACK, say)
 					 */
+	SHOAL_STAT_RX_HOST_GONE,	/* messages given up besides the one
+					 * an ICMP port unreachable named:
+					 * their peer's host has no Shoal
+					 * socket (shoal_sock_host_gone())
+					 */
+	SHOAL_STAT_RX_TIMEOUT,		/* inbound messages forgotten, their
+					 * senders silent too long
+					 */
 	SHOAL_STAT_NR
 };
 

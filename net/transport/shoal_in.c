@@ -608,6 +608,7 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			break;
 		case SHOAL_TICK_FORGET:
 			shoal_imsg_free(ss, m);	/* the sender is gone */
+			shoal_stat_inc(ss->sn, SHOAL_STAT_RX_TIMEOUT);
 			break;
 		case SHOAL_TICK_RESEND:
 			shoal_in_resend(ss, m, granted, ival, q);
@@ -632,6 +633,34 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			break;
 		shoal_done_free(ss, d);
 	}
+}
+
+/* Whether message @id of @src is one this socket is receiving */
+bool shoal_in_receiving(struct shoal_sock *ss, const struct shoal_addr *src,
+			u64 id, u8 name_flags)
+{
+	struct shoal_imsg *m = shoal_imsg_find(ss, src, id, name_flags);
+
+	return m && m->state == SHOAL_IN_RECEIVING;
+}
+
+/* @host has no Shoal socket (shoal_sock_host_gone()): the messages this
+ * socket receives from it are given up, as an ABORT from each would, but
+ * for one with new data in the last interval, which may come from a
+ * socket made since.  Returns how many.  Under ss->lock.
+ */
+u32 shoal_in_host_gone(struct shoal_sock *ss, const struct in6_addr *host)
+{
+	struct shoal_imsg *m, *tmp;
+	u32 n = 0;
+
+	list_for_each_entry_safe(m, tmp, &ss->in_list, node) {
+		if (m->quiet && ipv6_addr_equal(&m->src.ip, host)) {
+			shoal_imsg_free(ss, m);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Where request @id from @src was sent, into @local (left as it is if

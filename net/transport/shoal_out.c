@@ -576,6 +576,35 @@ static void shoal_out_wake(struct shoal_sock *ss, const struct shoal_omsg *x,
 	}
 }
 
+/* @host has no Shoal socket (shoal_sock_host_gone()): the messages this
+ * socket sends to it, and its requests that wait for its responses, fail
+ * ECONNREFUSED, as an UNKNOWN for each would have them, but for one that
+ * began or heard from it in the last interval: it may have a socket made
+ * since.  Returns how many.  Under ss->lock.
+ */
+u32 shoal_out_host_gone(struct shoal_sock *ss, const struct in6_addr *host)
+{
+	unsigned long ival = shoal_resend_ival(ss->sn);
+	struct list_head *lists[] = { &ss->out_list, &ss->await };
+	struct shoal_omsg *m, *tmp;
+	u32 n = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		list_for_each_entry_safe(m, tmp, lists[i], node) {
+			if (!ipv6_addr_equal(&m->dst.ip, host) ||
+			    time_before(jiffies, m->named + ival))
+				continue;
+			shoal_stat_inc(ss->sn, SHOAL_STAT_TX_REFUSED);
+			shoal_omsg_fail(ss, m, ECONNREFUSED);
+			n++;
+		}
+	}
+	if (n)
+		ss->inet.sk.sk_write_space(&ss->inet.sk);
+	return n;
+}
+
 /* A packet from a receiver about one of our messages, under ss->lock */
 void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		   const struct shoal_addr *src, struct sk_buff_head *q)

@@ -70,6 +70,8 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_PROBE_NEW] = "rx_probe_new",
 	[SHOAL_STAT_RX_ICMP_UNREACH] = "rx_icmp_unreach",
 	[SHOAL_STAT_RX_ICMP_IGNORED] = "rx_icmp_ignored",
+	[SHOAL_STAT_RX_HOST_GONE] = "rx_host_gone",
+	[SHOAL_STAT_RX_TIMEOUT] = "rx_timeout",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)

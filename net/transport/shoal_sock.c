@@ -277,6 +277,48 @@ static void shoal_sock_refuse(struct shoal_net *sn,
 			    ECONNREFUSED, q);
 }
 
+/* Whether refusal @p, from @peer to @ss, names a message @ss has: an
+ * ABORT one it receives, an UNKNOWN one it sends.  Under RCU.
+ */
+static bool shoal_sock_refusal_hits(struct shoal_sock *ss,
+				    const struct shoal_wire_pkt *p,
+				    const struct shoal_addr *peer)
+{
+	u8 name = p->flags & SHOAL_F_NAME;
+	bool hit;
+
+	spin_lock(&ss->lock);
+	if (p->type == SHOAL_T_ABORT)
+		hit = shoal_in_receiving(ss, peer, p->msg_id, name);
+	else
+		hit = shoal_omsg_find(ss, peer, p->msg_id, name);
+	hit = hit && !ss->dead;
+	spin_unlock(&ss->lock);
+	return hit;
+}
+
+/* An ICMP port unreachable for a message of @ss's says more than its
+ * refusal: @host has no Shoal socket at all, so none of @ss's other
+ * messages from or to it lives on either, but one begun since a socket
+ * came back there.  Each would otherwise wait for an ICMP of its own,
+ * and hosts rate-limit those (one a second after 6): a gone client's
+ * messages held the receiver's credit until they timed out.
+ */
+static void shoal_sock_host_gone(struct shoal_sock *ss,
+				 const struct in6_addr *host)
+{
+	u32 n = 0;
+
+	spin_lock(&ss->lock);
+	if (!ss->dead) {
+		n = shoal_in_host_gone(ss, host) +
+		    shoal_out_host_gone(ss, host);
+		shoal_sock_arm(ss);
+	}
+	spin_unlock(&ss->lock);
+	shoal_stat_add(ss->sn, SHOAL_STAT_RX_HOST_GONE, n);
+}
+
 /* ICMP port unreachable came for @sent, our packet to @peer (from
  * @local): the peer's namespace has no Shoal socket, so no Shoal port
  * (shoal_udp.c).  Take the refusal shoal_sock_refuse() would have sent as
@@ -298,7 +340,9 @@ bool shoal_sock_unreachable(struct shoal_net *sn,
 		.msg_len = sent->msg_len,
 		.word = ECONNREFUSED,
 	};
+	struct shoal_sock *ss;
 	u8 buf[SHOAL_HDR_MAX];
+	bool hit = false;
 	u32 n;
 
 	if (!p.type)
@@ -306,7 +350,15 @@ bool shoal_sock_unreachable(struct shoal_net *sn,
 	n = shoal_wire_build(buf, &p);
 	if (shoal_wire_parse(buf, n, n, READ_ONCE(sn->max_msg_len), &p))
 		return false;
+	/* only a message of ours named speaks for its host: an off-path
+	 * host cannot guess one
+	 */
+	ss = shoal_port_find(sn, p.dport);
+	if (ss && shoal_sock_hears(ss, peer))
+		hit = shoal_sock_refusal_hits(ss, &p, peer);
 	shoal_sock_rcv(sn, NULL, &p, peer, local, false);
+	if (hit)
+		shoal_sock_host_gone(ss, &peer->ip);
 	return true;
 }
 

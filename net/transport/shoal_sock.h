@@ -263,6 +263,7 @@ void shoal_out_responded(struct shoal_sock *ss, const struct shoal_addr *src,
 			 u64 id);
 void shoal_out_acked(struct shoal_sock *ss, const struct shoal_addr *src,
 		     u64 id);
+u32 shoal_out_host_gone(struct shoal_sock *ss, const struct in6_addr *host);
 
 /* shoal_in.c */
 void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
@@ -272,6 +273,9 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q);
 int shoal_in_read(struct shoal_imsg *m, struct msghdr *msg, size_t len);
 void shoal_imsg_free(struct shoal_sock *ss, struct shoal_imsg *m);
+bool shoal_in_receiving(struct shoal_sock *ss, const struct shoal_addr *src,
+			u64 id, u8 name_flags);
+u32 shoal_in_host_gone(struct shoal_sock *ss, const struct in6_addr *host);
 void shoal_in_request_local(struct shoal_sock *ss,
 			    const struct shoal_addr *src, u64 id,
 			    struct in6_addr *local);

@@ -10,8 +10,8 @@
 # a port: it answers ICMP port unreachable) fail at once with
 # ECONNREFUSED, over SIRD and PL2, IPv4 and IPv6, where they would
 # otherwise wait for their timeout (a minute here); with the peer's
-# default ICMP rate limit too, if not all at once.  Then the objects are
-# 0 and the module unloads.
+# default ICMP rate limit too, where one ICMP gives up all the messages
+# to its host.  Then the objects are 0 and the module unloads.
 # shellcheck source-path=SCRIPTDIR
 set -u
 
@@ -147,7 +147,7 @@ print(r["tx_failed"], r["errors"].get("111", 0), r["elapsed"])' "$out")
 	# shellcheck disable=SC2154	# from shoal_stats_vars
 	tap_ok "failed == $3 && refused == $3 && tx_refused == $3 && rx_icmp_unreach >= 1 &&
 		$(awk -v e="$elapsed" -v m="$5" 'BEGIN { print (e < m) }')" \
-		"$1 to $2, no Shoal socket there: $refused of $3 x $4 B refused (ECONNREFUSED) in ${elapsed}s (< $5), $rx_icmp_unreach ICMP port unreachable taken"
+		"$1 to $2, no Shoal socket there: $refused of $3 x $4 B refused (ECONNREFUSED) in ${elapsed}s (< $5), $rx_icmp_unreach ICMP port unreachable taken, $rx_host_gone more messages given up with them"
 }
 for k in "net.ipv4.icmp_ratelimit" "net.ipv6.icmp.ratelimit"; do
 	ip netns exec "$B" sysctl -qw "$k=0" || topo_die "$k"
@@ -159,12 +159,16 @@ for proto in sird pl2; do
 done
 refused_run sird 10.78.0.2 2 200000 3
 # with the peer's default ICMP rate limit (6 at once, then one a second
-# for each destination) the rest fail as their probes get an answer
+# for each destination) the next ICMP, a second later, fails the rest:
+# it says the host has no Shoal socket at all (4 s when each message
+# waited for an ICMP of its own)
 for k in "net.ipv4.icmp_ratelimit" "net.ipv6.icmp.ratelimit"; do
 	ip netns exec "$B" sysctl -qw "$k=1000" || topo_die "$k"
 done
 topo_nap 6		# the peer's bucket full again
-refused_run sird 10.78.0.2 10 1000 20
+refused_run sird 10.78.0.2 10 1000 3
+tap_ok "rx_host_gone >= 1" \
+	"one ICMP port unreachable gave up $rx_host_gone more messages to its host"
 
 # 5. nothing left
 ip netns del "$A"
