@@ -631,15 +631,20 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		shoal_out_wake(ss, m, q);
 	m->heard = jiffies;
 	m->named = jiffies;
-	m->silent = 0;
 	m->hush = jiffies;	/* a BUSY's promise holds until other news */
 	if (pkt->type != SHOAL_T_BUSY || !(pkt->word & SHOAL_BUSY_NOTHELD))
 		m->notheld = 0;
 	m->answered = true;
 	if (m->awaiting) {
-		/* ACK or BUSY: the server has the request; a late CREDIT or
-		 * RESEND of it says nothing; UNKNOWN: the server lost it
+		/* ACK or BUSY: the server has the request, and is alive,
+		 * which starts the failure's clock again; but its response
+		 * is no nearer, so the probes go on backing off (3000
+		 * clients of a slow server each probed every two intervals,
+		 * and its ACKs doubled that: 70,000 packets in 5 s in the
+		 * backlog that slowed it).  A late CREDIT or RESEND of the
+		 * request says nothing; UNKNOWN: the server lost it.
 		 */
+		m->silent_at = jiffies;
 		if (pkt->type == SHOAL_T_UNKNOWN) {
 			shoal_stat_inc(sn, SHOAL_STAT_TX_RPC_LOST);
 			shoal_omsg_fail(ss, m, ECONNRESET);
@@ -647,6 +652,7 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		}
 		return;
 	}
+	m->silent = 0;
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
 		m->credited = true;
@@ -755,6 +761,7 @@ void shoal_out_bounced(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 
 struct shoal_probe_turns {
 	u32 n;
+	u32 gap_max;			/* shoal_probe_gap_max() */
 	bool gone;			/* a receiver stopped answering */
 	struct {
 		struct shoal_addr dst;
@@ -786,9 +793,19 @@ enum shoal_probe_act {
  */
 #define SHOAL_PROBE_GAP_MAX	8
 
-static bool shoal_probe_due(const struct shoal_omsg *m, unsigned long ival)
+/* ... or half the timeout (below) where that is shorter: a request's
+ * server that answers its probes does not bring the next one nearer, and
+ * that one must still go, and may go unanswered, before the timeout
+ */
+static u32 shoal_probe_gap_max(u32 limit)
 {
-	u32 gap = m->silent >= 2 ? SHOAL_PROBE_GAP_MAX : 2U << m->silent;
+	return min_t(u32, SHOAL_PROBE_GAP_MAX, limit + 1);
+}
+
+static bool shoal_probe_due(const struct shoal_omsg *m, unsigned long ival,
+			    u32 most)
+{
+	u32 gap = m->silent >= 2 ? most : min(2U << m->silent, most);
 
 	return !time_before(jiffies, m->heard + gap * ival) &&
 	       !time_before(jiffies, m->hush);
@@ -816,15 +833,17 @@ static int shoal_probe_peer(const struct shoal_probe_turns *t,
 
 /* Find each receiver's turn among the due messages of @list */
 static void shoal_probe_turns(struct shoal_probe_turns *t,
-			      struct list_head *list, unsigned long ival)
+			      struct list_head *list, unsigned long ival,
+			      u32 limit)
 {
 	const struct shoal_omsg *m;
 	int i;
 
 	t->n = 0;
+	t->gap_max = shoal_probe_gap_max(limit);
 	t->gone = false;
 	list_for_each_entry(m, list, node) {
-		if (!shoal_probe_due(m, ival))
+		if (!shoal_probe_due(m, ival, t->gap_max))
 			continue;
 		i = shoal_probe_peer(t, &m->dst);
 		if (i < 0) {
@@ -849,7 +868,7 @@ static enum shoal_probe_act
 shoal_probe_turn(const struct shoal_probe_turns *t, struct shoal_omsg *m,
 		 unsigned long ival)
 {
-	bool due = shoal_probe_due(m, ival);
+	bool due = shoal_probe_due(m, ival, t->gap_max);
 	int i = shoal_probe_peer(t, &m->dst);
 
 	if (i < 0)		/* past the table, or not probed */
@@ -942,7 +961,7 @@ static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 	struct shoal_omsg *m, *tmp;
 	bool freed = false;
 
-	shoal_probe_turns(&turns, &ss->await, ival);
+	shoal_probe_turns(&turns, &ss->await, ival, limit);
 	list_for_each_entry_safe(m, tmp, &ss->await, node) {
 		act = shoal_probe_step(ss, &turns, m, ival, limit);
 		if (act == SHOAL_PROBE_FAIL) {
@@ -982,7 +1001,7 @@ void shoal_out_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 		list_for_each_entry(m, &ss->out_list, node)
 			if (!m->tx.next_off)
 				m->heard = jiffies;
-	shoal_probe_turns(&turns, &ss->out_list, ival);
+	shoal_probe_turns(&turns, &ss->out_list, ival, limit);
 	list_for_each_entry_safe(m, tmp, &ss->out_list, node) {
 		shoal_omsg_push(ss, m, q);	/* what a capped push left */
 		/* a receiver that schedules others says so (BUSY), and

@@ -693,12 +693,15 @@ TEST_F(pair, rpc_server_replaced)
 }
 
 /* A server that takes far longer than the client's timeout to answer is
- * waited for: it still has the request and says so to every probe.
+ * waited for: it still has the request and says so to every probe.  Its
+ * answers do not bring the probes closer again: they back off to one
+ * every 8 intervals as they would without an answer.
  */
 TEST_F(pair, rpc_slow_server)
 {
 	struct shoal_send_args args = { .flags = SHOAL_MSG_REQUEST };
 	long ms = sysctl_read("resend_ms"), n = sysctl_read("timeout_resends");
+	long probes;
 	struct shoal_sock_stats st;
 	socklen_t len = sizeof(st);
 	struct shoal_recv_info info;
@@ -707,16 +710,23 @@ TEST_F(pair, rpc_slow_server)
 	char buf[8];
 
 	ASSERT_GT(ms, 0);
-	ASSERT_EQ(0, sysctl_write("timeout_resends", 3));
+	ASSERT_EQ(0, sysctl_write("timeout_resends", 7));
 	args.id_addr = (uintptr_t)&id;
 	ASSERT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to), "ping",
 			      4, &args, 0));
 	ASSERT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info, &from,
 			      NULL));
-	/* 3 unanswered probes, two intervals apart, would fail it; a read
-	 * message is otherwise forgotten after 8 intervals
+	/* 16 intervals of silence would fail it, 5 times that pass; a read
+	 * message is otherwise forgotten after 16 intervals.  The probes
+	 * (the only CREDIT_REQs here: "ping" asks for no credit) go 2, 6,
+	 * 14, then every 8 intervals on: 11 in the 80 (27 or more when each
+	 * answer brought the next one two intervals near again).
 	 */
-	usleep(5 * 2 * (3 + 1) * ms * 1000);
+	probes = shoal_stat("tx_credit_req");
+	usleep(5 * 2 * (7 + 1) * ms * 1000);
+	probes = shoal_stat("tx_credit_req") - probes;
+	EXPECT_GE(probes, 4);
+	EXPECT_LE(probes, 16);
 	args.flags = SHOAL_MSG_RESPONSE;
 	args.reply_to = info.id;
 	args.id_addr = 0;
