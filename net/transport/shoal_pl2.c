@@ -545,10 +545,13 @@ void shoal_pl2_sock_close(struct shoal_sock *ss, struct sk_buff_head *q)
 	ss->pl2s.nr_dsts = 0;
 }
 
-/* An RSV reached a host: no PL2 switch was on its path.  The host answers
- * for the switch with slots 0, 0 (send at once), so PL2 sockets work
- * across any path, without reservations.  The caller checked that a
- * socket has the RSV's port (else the sender learns of that at once).
+/* An RSV reached a host: no PL2 switch answered it on its path.  The
+ * host answers for the switch with slots 0, 0 (send at once), so PL2
+ * sockets work across any path, without reservations; or, when a switch
+ * on the sender's side passed it on with a slot in its word's high half
+ * (Documentation/wire.md), with that slot as the input's.  The caller
+ * checked that a socket has the RSV's port (else the sender learns of
+ * that at once).
  */
 void shoal_pl2_answer(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
 		      const struct shoal_addr *src,
@@ -565,6 +568,7 @@ void shoal_pl2_answer(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
 			.id = pkt->msg_id,
 			.msg_len = pkt->msg_len,
 			.offset = pkt->offset,
+			.word = pkt->word & SHOAL_RSV_CARRIED_MASK,
 		   }, q);
 	shoal_stat_inc(sn, SHOAL_STAT_PL2_RSV_ANSWERED);
 }

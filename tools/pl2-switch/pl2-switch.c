@@ -4,6 +4,7 @@
  * ports with libbpf; Documentation/pl2-switch.md, pl2-switch(8).
  *
  *   pl2-switch attach [options] DEV...   the program on each DEV's ingress
+ *                     [--uplink DEV]...  (an uplink reserves nothing as an output)
  *   pl2-switch detach [-a] DEV...        off again (-a: every port)
  *   pl2-switch show [-j]                 counters and statistics per port
  *   pl2-switch reset [DEV...]            zero the reservation counters
@@ -60,7 +61,7 @@ static char pin_dir[PATH_MAX + 64];	/* this namespace's */
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pl2-switch attach [options] DEV...\n"
+		"usage: pl2-switch attach [options] [DEV...] [--uplink DEV]...\n"
 		"       pl2-switch detach [-a] DEV...\n"
 		"       pl2-switch show [-j]\n"
 		"       pl2-switch reset [DEV...]\n"
@@ -78,6 +79,8 @@ static void print_usage(FILE *f)
 		"  --queue on|off count what waits in an output's queue in its slot\n"
 		"                 (default on; off: the paper's counters alone)\n"
 		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
+		"  --uplink DEV   attach DEV as an uplink (towards the core): what leaves\n"
+		"                 by it passes on, for the receiver's switch to reserve\n"
 		"common options:\n"
 		"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
 		"  -v             libbpf's messages (the verifier's log on a failed load)\n",
@@ -258,10 +261,10 @@ static int nports(int ifmap)
 	return n;
 }
 
-static void zero_slot(const struct maps *m, __u32 slot)
+static void zero_slot(const struct maps *m, __u32 slot, bool uplink)
 {
 	int ncpu = libbpf_num_possible_cpus();
-	struct pl2_port port = { 0 };
+	struct pl2_port port = { .uplink = uplink };
 	struct pl2_stats *st;
 
 	bpf_map_update_elem(m->ports, &slot, &port, BPF_ANY);
@@ -322,22 +325,50 @@ struct attach_args {
 	struct pl2_cfg cfg;
 	bool given;		/* any switch option on the command line */
 	const char *obj;
+	char *uplinks[PL2_PORTS];	/* --uplink DEVs, in order */
+	int nuplinks;
 };
 
-static int cmd_attach(const struct attach_args *a, char **devs, int ndev)
+/* The DEVs, then the uplinks: one list, and which of it are uplinks */
+static int attach_list(const struct attach_args *a, char **devs, int ndev,
+		       char **all, bool *uplink)
+{
+	int i, j, n = 0;
+
+	if (ndev + a->nuplinks > PL2_PORTS) {
+		err("at most %d ports", PL2_PORTS);
+		return -1;
+	}
+	for (i = 0; i < ndev + a->nuplinks; i++) {
+		all[n] = i < ndev ? devs[i] : a->uplinks[i - ndev];
+		uplink[n] = i >= ndev;
+		for (j = 0; j < n; j++) {
+			if (!strcmp(all[j], all[n])) {
+				err("%s: named twice", all[n]);
+				return -1;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+static int cmd_attach(const struct attach_args *a, char **args, int nargs)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts, .pin_root_path = pin_dir);
 	struct maps m = { -1, -1, -1, -1 };
 	int ifindex[PL2_PORTS], i, rc = 1, lock = -1, slot, e;
 	struct bpf_program *prog;
 	struct bpf_object *obj = NULL;
+	char *devs[PL2_PORTS];
+	bool uplink[PL2_PORTS];
 	struct pl2_cfg old;
 	__u32 key = 0, s;
+	int ndev;
 
-	if (ndev > PL2_PORTS) {
-		err("at most %d ports", PL2_PORTS);
+	ndev = attach_list(a, args, nargs, devs, uplink);
+	if (ndev < 0)
 		return 2;
-	}
 	for (i = 0; i < ndev; i++) {
 		ifindex[i] = (int)if_nametoindex(devs[i]);
 		if (!ifindex[i]) {
@@ -409,7 +440,7 @@ static int cmd_attach(const struct attach_args *a, char **devs, int ndev)
 			goto out;
 		}
 		s = (__u32)slot;
-		zero_slot(&m, s);
+		zero_slot(&m, s, uplink[i]);
 		if (bpf_map_update_elem(m.ifmap, &ifindex[i], &s, BPF_NOEXIST)) {
 			err("%s: %s", devs[i], strerror(errno));
 			goto out;
@@ -465,7 +496,7 @@ static int detach_one(const struct maps *m, int ifindex, const char *name)
 	}
 	if (mapped) {
 		bpf_map_delete_elem(m->ifmap, &ifindex);
-		zero_slot(m, slot);
+		zero_slot(m, slot, false);
 	}
 	return 0;
 }
@@ -514,10 +545,21 @@ static int cmd_detach(char **devs, int ndev, bool all)
 	return rc;
 }
 
+/* A port's counters and clocks to 0; whether it is an uplink stays */
+static void reset_slot(const struct maps *m, __u32 slot)
+{
+	struct pl2_port port;
+	bool uplink;
+
+	uplink = !bpf_map_lookup_elem(m->ports, &slot, &port) && port.uplink;
+	memset(&port, 0, sizeof(port));
+	port.uplink = uplink;
+	bpf_map_update_elem(m->ports, &slot, &port, BPF_ANY);
+}
+
 static int cmd_reset(char **devs, int ndev)
 {
 	struct maps m = { -1, -1, -1, -1 };
-	struct pl2_port zero = { 0 };
 	__u32 key, next, *prev = NULL, slot;
 	int i, r, rc = 0, ifindex;
 
@@ -532,13 +574,13 @@ static int cmd_reset(char **devs, int ndev)
 			rc = 2;
 			continue;
 		}
-		bpf_map_update_elem(m.ports, &slot, &zero, BPF_ANY);
+		reset_slot(&m, slot);
 	}
 	while (!ndev && !bpf_map_get_next_key(m.ifmap, prev, &next)) {
 		key = next;
 		prev = &key;
 		if (!bpf_map_lookup_elem(m.ifmap, &key, &slot))
-			bpf_map_update_elem(m.ports, &slot, &zero, BPF_ANY);
+			reset_slot(&m, slot);
 	}
 	maps_close(&m);
 	return rc;
@@ -558,7 +600,7 @@ static unsigned long long ahead(__u64 next)
 
 static const char * const stat_names[] = {
 	"rsv", "data", "unsol", "unsol_drop", "clamp", "unrouted",
-	"malformed", "grt_err", "other", "expired"
+	"malformed", "grt_err", "other", "expired", "transit"
 };
 
 /* Whether the lease's sweep runs now (it stops while nothing is reserved) */
@@ -632,6 +674,7 @@ static int cmd_show(bool json)
 		if (json) {
 			printf("%s\n  {\"dev\": \"%s\", \"ifindex\": %u, \"slot\": %u, ",
 			       n ? "," : "", name, key, slot);
+			printf("\"uplink\": %s, ", port.uplink ? "true" : "false");
 			printf("\"in_res\": %d, \"out_res\": %d, ",
 			       port.in_res, port.out_res);
 			printf("\"in_next_ns\": %llu, \"out_next_ns\": %llu, ",
@@ -646,8 +689,9 @@ static int cmd_show(bool json)
 				       (unsigned long long)sum[j]);
 			printf("}");
 		} else {
-			printf("%s (slot %u): in_res %d out_res %d ",
-			       name, slot, port.in_res, port.out_res);
+			printf("%s (slot %u%s): in_res %d out_res %d ",
+			       name, slot, port.uplink ? ", uplink" : "",
+			       port.in_res, port.out_res);
 			printf("busy ahead: in %llu ns out %llu ns queue %llu ns\n ",
 			       ahead(port.in_next), ahead(port.out_next),
 			       ahead(port.out_drain));
@@ -674,6 +718,7 @@ static const struct option long_opts[] = {
 	{ "expire-us", required_argument, NULL, 'e' },
 	{ "queue", required_argument, NULL, 'q' },
 	{ "obj", required_argument, NULL, 'o' },
+	{ "uplink", required_argument, NULL, 'u' },
 	{ "pin-dir", required_argument, NULL, 'd' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "all", no_argument, NULL, 'a' },
@@ -739,6 +784,13 @@ int main(int argc, char **argv)
 		case 'd':
 			base = optarg;
 			break;
+		case 'u':
+			if (a.nuplinks == PL2_PORTS) {
+				err("at most %d ports", PL2_PORTS);
+				return 2;
+			}
+			a.uplinks[a.nuplinks++] = optarg;
+			break;
 		case 'm':
 			for (i = 0; i < PL2_MODE_NR; i++)
 				if (!strcmp(optarg, mode_names[i]))
@@ -792,8 +844,14 @@ int main(int argc, char **argv)
 	if (!expire_given && a.cfg.mode == PL2_MODE_COUNTER)
 		a.cfg.expire_ns = PL2_EXPIRE_US_DEFAULT * 1000ULL;
 	libbpf_set_print(libbpf_print);
+	if (a.nuplinks && strcmp(cmd, "attach")) {
+		err("--uplink is an option of attach");
+		short_usage();
+		return 2;
+	}
 	if (!strcmp(cmd, "attach") || !strcmp(cmd, "detach")) {
-		if (optind >= argc && !(all && !strcmp(cmd, "detach"))) {
+		if (optind >= argc && !a.nuplinks &&
+		    !(all && !strcmp(cmd, "detach"))) {
 			err("%s: name at least one device", cmd);
 			short_usage();
 			return 2;

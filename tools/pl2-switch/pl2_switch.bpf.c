@@ -10,7 +10,10 @@
  * addresses and UDP ports swapped, which leaves both checksums as they
  * were but for the changed header bytes) and redirected out of the port
  * it came from.  DATA counts off both ports (counter mode) or is dropped
- * when unsolicited and the backlog exceeds T.  Everything else, malformed
+ * when unsolicited and the backlog exceeds T.  A leaf's uplinks (towards
+ * the spines) reserve nothing; an RSV that leaves by one is reserved on
+ * its input alone and passed on, carrying that slot in its word: the
+ * switch next to the receiver answers it.  Everything else, malformed
  * Shoal packets included, passes untouched and is counted.
  *
  * The program reads the IP, UDP and Shoal headers itself (parse_l3,
@@ -188,6 +191,21 @@ static __always_inline int swap_bytes(struct __sk_buff *skb, __u32 off,
 	return bpf_skb_store_bytes(skb, off, b, 2 * n, 0);
 }
 
+/* The Shoal header's word of the packet at l to word, the UDP sum with it */
+static __always_inline int set_word(struct __sk_buff *skb, const struct l34 *l,
+				    const __u8 *h, __u32 word)
+{
+	__u64 flags = l->v6 ? 0 : BPF_F_MARK_MANGLED_0;
+	__be32 oldw, neww;
+
+	__builtin_memcpy(&oldw, h + SHOAL_OFF_WORD, 4);
+	neww = bpf_htonl(word);
+	if (bpf_l4_csum_replace(skb, l->udp + 6, oldw, neww, flags | 4) ||
+	    bpf_skb_store_bytes(skb, l->udp + 8 + SHOAL_OFF_WORD, &neww, 4, 0))
+		return -1;
+	return 0;
+}
+
 /* Turn the RSV at l into the GRT with word, sent back where it came from */
 static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 				    const __u8 *h, __u32 word)
@@ -195,19 +213,15 @@ static __always_inline int make_grt(struct __sk_buff *skb, const struct l34 *l,
 	__u32 hoff = l->udp + 8, csum = l->udp + 6;
 	__u64 flags = l->v6 ? 0 : BPF_F_MARK_MANGLED_0;
 	__be16 old01, new01;
-	__be32 oldw, neww;
 	__u8 b01[2];
 
 	b01[0] = (SHOAL_VERSION << 4) | SHOAL_T_GRT;
 	b01[1] = h[SHOAL_OFF_FLAGS] | SHOAL_F_BOUNCED;
 	__builtin_memcpy(&old01, h, 2);
 	__builtin_memcpy(&new01, b01, 2);
-	__builtin_memcpy(&oldw, h + SHOAL_OFF_WORD, 4);
-	neww = bpf_htonl(word);
 	if (bpf_l4_csum_replace(skb, csum, old01, new01, flags | 2) ||
-	    bpf_l4_csum_replace(skb, csum, oldw, neww, flags | 4) ||
 	    bpf_skb_store_bytes(skb, hoff, b01, 2, 0) ||
-	    bpf_skb_store_bytes(skb, hoff + SHOAL_OFF_WORD, &neww, 4, 0))
+	    set_word(skb, l, h, word))
 		return -1;
 	/* the sums of the IP header and the pseudo header do not change */
 	if (swap_bytes(skb, 0, ETH_ALEN) || swap_bytes(skb, l->udp, 2))
@@ -290,6 +304,7 @@ int pl2_switch(struct __sk_buff *skb)
 	struct l34 l;
 	__u16 dport;
 	__u64 now;
+	bool up;
 
 	cfg = bpf_map_lookup_elem(&pl2_cfg, &key);
 	slot = bpf_map_lookup_elem(&pl2_ifmap, &ifindex);
@@ -326,6 +341,17 @@ int pl2_switch(struct __sk_buff *skb)
 		st->unrouted++;
 		return TC_ACT_OK;
 	}
+	/* a leaf's ports towards the spines reserve nothing */
+	up = PL2_READ(out->uplink);
+	if (PL2_READ(in->uplink))
+		in = NULL;
+	if (up)
+		out = NULL;
+	/* keep the compiler from testing the flags for the pointers: the
+	 * verifier knows a pointer is not NULL only by testing the pointer
+	 */
+	barrier_var(in);
+	barrier_var(out);
 	now = bpf_ktime_get_ns();
 	st->expired += pl2_lease(cfg, in, out,
 				 p.kind == PL2_RSV ? p.demand : 0, now);
@@ -359,7 +385,18 @@ int pl2_switch(struct __sk_buff *skb)
 	 * The reservation stands even if the GRT cannot be made: the
 	 * sender's RSV timeout and the clock modes deal with that.
 	 */
-	if (make_grt(skb, &l, h, word)) {
+	if (up) {
+		/* towards the core: the receiver's switch answers, after
+		 * the slot reserved here
+		 */
+		if (set_word(skb, &l, h, pl2_rsv_carry(p.word, word))) {
+			st->grt_err++;
+			return TC_ACT_SHOT;
+		}
+		st->transit++;
+		return TC_ACT_OK;
+	}
+	if (make_grt(skb, &l, h, pl2_grt_carried(word, p.word))) {
 		st->grt_err++;
 		return TC_ACT_SHOT;
 	}

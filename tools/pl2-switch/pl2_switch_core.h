@@ -72,7 +72,13 @@ struct pl2_cfg {
  * the input (the sender's uplink) and as the output (the receiver's
  * downlink) that have not passed yet.  Clock modes: when the port is free
  * again, in CLOCK_MONOTONIC ns; counter mode with expire_ns: when the
- * reserved packets should all have passed.
+ * reserved packets should all have passed.  An uplink (a leaf's port
+ * towards a spine) reserves nothing: the reservation, DATA and lease
+ * functions below take NULL for it, and act on the other port alone.  An
+ * RSV that leaves by an uplink is passed on, not answered: the switch
+ * whose port leads to the receiver answers, so that every leaf of a
+ * fabric may run the program and a burst waits for its sender's and its
+ * receiver's ports, as in one rack.
  */
 struct pl2_port {
 	s32 in_res;
@@ -82,6 +88,8 @@ struct pl2_port {
 	u64 out_drain;		/* with queue: when the DATA that passed
 				 * towards this port will have left it
 				 */
+	u32 uplink;		/* 1: towards the core (attach --uplink) */
+	u32 pad;
 };
 
 /* counter mode's lease: the sweep's timer, and 1 while it runs */
@@ -102,6 +110,7 @@ struct pl2_stats {
 	u64 grt_err;		/* an RSV that could not be turned around */
 	u64 other;		/* everything else, passed untouched */
 	u64 expired;		/* reserved packets forgotten as overdue */
+	u64 transit;		/* RSVs out of an uplink: passed on */
 };
 
 /* what pl2_classify() found */
@@ -115,8 +124,18 @@ enum pl2_kind {
 struct pl2_pkt {
 	u32 kind;		/* enum pl2_kind */
 	u32 demand;		/* RSV: packets asked for, capped at kmax */
+	u32 word;		/* RSV: its word as it came */
 	bool unsol;		/* DATA sent without a grant */
 };
+
+/*
+ * An RSV's word: the burst's packets in bits 0-15; in bits 16-31 the
+ * latest slot that the switches which passed it on towards its receiver
+ * reserved (0 from the sender), so that the GRT says when both the
+ * sender's and the receiver's ports are free
+ */
+#define PL2_RSV_DEMAND(w)	((w) & SHOAL_RSV_DEMAND_MASK)
+#define PL2_RSV_CARRIED(w)	(((w) & SHOAL_RSV_CARRIED_MASK) >> 16)
 
 /*
  * Classify the first SHOAL_HDR_LEN bytes of a UDP payload of len bytes.
@@ -141,6 +160,7 @@ static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
 
 	p->kind = PL2_MALFORMED;
 	p->demand = 0;
+	p->word = 0;
 	p->unsol = false;
 	if (len < SHOAL_HDR_LEN || h[SHOAL_OFF_VER_TYPE] >> 4 != SHOAL_VERSION)
 		return;
@@ -150,10 +170,11 @@ static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
 	if (type == SHOAL_T_RSV) {
 		word = shoal_get32(h + SHOAL_OFF_WORD);
 		/* a bounced RSV would come back as a GRT: never twice */
-		if (!word || (h[SHOAL_OFF_FLAGS] & SHOAL_F_BOUNCED))
+		if (!PL2_RSV_DEMAND(word) || (h[SHOAL_OFF_FLAGS] & SHOAL_F_BOUNCED))
 			return;
 		p->kind = PL2_RSV;
-		p->demand = word < kmax ? word : kmax;
+		p->word = word;
+		p->demand = PL2_RSV_DEMAND(word) < kmax ? PL2_RSV_DEMAND(word) : kmax;
 		return;
 	}
 	if (type == SHOAL_T_DATA) {
@@ -172,6 +193,34 @@ static __always_inline u32 pl2_grt_word(u64 in_slot, u64 out_slot)
 	if (out_slot > PL2_SLOT_MAX)
 		out_slot = PL2_SLOT_MAX;
 	return (u32)in_slot << 16 | (u32)out_slot;
+}
+
+/* The later of a GRT word's two slots */
+static __always_inline u32 pl2_grt_later(u32 grt)
+{
+	return grt >> 16 > (grt & 0xffff) ? grt >> 16 : grt & 0xffff;
+}
+
+/* The word of an RSV passed on by a switch that reserved @grt for it:
+ * its demand as it came, and the later of its slots and the carried one
+ */
+static __always_inline u32 pl2_rsv_carry(u32 rsv_word, u32 grt)
+{
+	u32 later = pl2_grt_later(grt);
+
+	if (PL2_RSV_CARRIED(rsv_word) > later)
+		later = PL2_RSV_CARRIED(rsv_word);
+	return later << 16 | PL2_RSV_DEMAND(rsv_word);
+}
+
+/* The receiver's switch's GRT: the input slot (the sender's side) no
+ * earlier than what the switches before it reserved
+ */
+static __always_inline u32 pl2_grt_carried(u32 grt, u32 rsv_word)
+{
+	u32 carried = PL2_RSV_CARRIED(rsv_word);
+
+	return grt >> 16 >= carried ? grt : carried << 16 | (grt & 0xffff);
 }
 
 /* ---- counter mode (Algorithm 1) ---- */
@@ -194,11 +243,11 @@ static __always_inline u64 pl2_queue_slots(const struct pl2_cfg *c,
 static __always_inline u32 pl2_counter_rsv(const struct pl2_cfg *c, struct pl2_port *in,
 					   struct pl2_port *out, u32 demand, u64 now)
 {
-	s32 s = PL2_FETCH_ADD(&in->in_res, (s32)demand);
-	s32 r = PL2_FETCH_ADD(&out->out_res, (s32)demand);
+	s32 s = in ? PL2_FETCH_ADD(&in->in_res, (s32)demand) : 0;
+	s32 r = out ? PL2_FETCH_ADD(&out->out_res, (s32)demand) : 0;
 
-	return pl2_grt_word(pl2_slot_of(s),
-			    pl2_slot_of(r) + pl2_queue_slots(c, out, now));
+	return pl2_grt_word(pl2_slot_of(s), pl2_slot_of(r) +
+			    (out ? pl2_queue_slots(c, out, now) : 0));
 }
 
 /*
@@ -272,8 +321,8 @@ static __always_inline u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_por
 					 struct pl2_port *out, u32 demand, u64 now)
 {
 	u64 len = (u64)demand * c->slot_ns;
-	u64 s = pl2_clock_take(&in->in_next, now, len);
-	u64 r = pl2_clock_take(&out->out_next, pl2_drained(c, out, now), len);
+	u64 s = in ? pl2_clock_take(&in->in_next, now, len) : now;
+	u64 r = out ? pl2_clock_take(&out->out_next, pl2_drained(c, out, now), len) : now;
 
 	return pl2_grt_word(pl2_ns_to_slots(s - now, c->slot_ns),
 			    pl2_ns_to_slots(r - now, c->slot_ns));
@@ -287,14 +336,16 @@ static __always_inline u32 pl2_clock_rsv(const struct pl2_cfg *c, struct pl2_por
 static __always_inline u32 pl2_joint_rsv(const struct pl2_cfg *c, struct pl2_port *in,
 					 struct pl2_port *out, u32 demand, u64 now)
 {
-	u64 start = pl2_drained(c, out, now), slot;
+	u64 start = out ? pl2_drained(c, out, now) : now, slot;
 
-	if (in->in_next > start)
+	if (in && in->in_next > start)
 		start = in->in_next;
-	if (out->out_next > start)
+	if (out && out->out_next > start)
 		start = out->out_next;
-	in->in_next = start + (u64)demand * c->slot_ns;
-	out->out_next = in->in_next;
+	if (in)
+		in->in_next = start + (u64)demand * c->slot_ns;
+	if (out)
+		out->out_next = start + (u64)demand * c->slot_ns;
 	slot = pl2_ns_to_slots(start - now, c->slot_ns);
 	return pl2_grt_word(slot, slot);
 }
@@ -334,12 +385,12 @@ static __always_inline u32 pl2_lease(const struct pl2_cfg *c,
 
 	if (!pl2_leased(c))
 		return 0;
-	n = pl2_expire(c, &in->in_res, &in->in_next, now);
-	n += pl2_expire(c, &out->out_res, &out->out_next, now);
-	if (demand) {
+	n = in ? pl2_expire(c, &in->in_res, &in->in_next, now) : 0;
+	n += out ? pl2_expire(c, &out->out_res, &out->out_next, now) : 0;
+	if (demand && in)
 		pl2_clock_take(&in->in_next, now, (u64)demand * c->slot_ns);
+	if (demand && out)
 		pl2_clock_take(&out->out_next, now, (u64)demand * c->slot_ns);
-	}
 	return n;
 }
 
@@ -374,12 +425,12 @@ static __always_inline u64 pl2_backlog(const struct pl2_cfg *c, const struct pl2
 	u64 a, b;
 
 	if (c->mode == PL2_MODE_COUNTER) {
-		a = pl2_slot_of(PL2_READ(in->in_res));
-		b = pl2_slot_of(PL2_READ(out->out_res));
+		a = in ? pl2_slot_of(PL2_READ(in->in_res)) : 0;
+		b = out ? pl2_slot_of(PL2_READ(out->out_res)) : 0;
 		return a > b ? a : b;
 	}
-	a = PL2_READ(in->in_next);
-	b = PL2_READ(out->out_next);
+	a = in ? PL2_READ(in->in_next) : 0;
+	b = out ? PL2_READ(out->out_next) : 0;
 	a = a > b ? a : b;
 	return a > now ? pl2_ns_to_slots(a - now, c->slot_ns) : 0;
 }
@@ -399,11 +450,11 @@ static __always_inline bool pl2_data(const struct pl2_cfg *c, struct pl2_port *i
 	if (unsol && c->t_unsol && pl2_backlog(c, in, out, now) > c->t_unsol)
 		return true;
 	if (c->mode == PL2_MODE_COUNTER) {
-		*clamps += pl2_dec_sat(&in->in_res);
-		*clamps += pl2_dec_sat(&out->out_res);
+		*clamps += in ? pl2_dec_sat(&in->in_res) : 0;
+		*clamps += out ? pl2_dec_sat(&out->out_res) : 0;
 	}
 	/* it leaves the output a slot after what is queued there */
-	if (c->queue)
+	if (c->queue && out)
 		pl2_clock_take(&out->out_drain, now, c->slot_ns);
 	return false;
 }

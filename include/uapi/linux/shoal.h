@@ -76,8 +76,10 @@
  *  ABORT	the sender gave up the message; word: why (an errno value,
  *		ECANCELED: the sender no longer has it).  The receiver
  *		forgets it.
- *  RSV		PL2: a reservation for a burst of word packets of the
- *		message, starting at offset.
+ *  RSV		PL2: a reservation for a burst of the message starting
+ *		at offset; word: its packets (low 16 bits), and the
+ *		latest slot that a switch which passed it on towards the
+ *		receiver reserved for it (high 16 bits, 0 from the sender).
  *  GRT		PL2: the switch's grant, the RSV returned with
  *		SHOAL_F_BOUNCED; word: the input port's reservation slot
  *		(high 16 bits) and the output port's (low 16 bits).
@@ -95,6 +97,10 @@
 #define SHOAL_BUSY_WAIT_MASK	0xff00
 #define SHOAL_BUSY_WAIT(word)	(((word) & SHOAL_BUSY_WAIT_MASK) >> \
 				 SHOAL_BUSY_WAIT_SHIFT)
+
+/* RSV's word */
+#define SHOAL_RSV_DEMAND_MASK	0x0000ffff	/* packets in the burst */
+#define SHOAL_RSV_CARRIED_MASK	0xffff0000	/* a slot reserved on the way */
 
 enum shoal_type {
 	SHOAL_T_DATA = 1,

@@ -37,9 +37,14 @@ A description is one directive per line; '#' starts a comment:
                                  spine; the spine's, its downlink to the next
                                  leaf, which sends on over another spine;
                                  OPTIONs are sqr's (no backup or dmac)
-  pl2 NODE [OPTION...]           the PL2 switch program on every port of that
+  pl2 NODE [uplinks] [OPTION...] the PL2 switch program on every port of that
                                  leafN or spineN (pl2-switch attach OPTIONs,
-                                 e.g. --kmax 4 --slot-ns 240000)
+                                 e.g. --kmax 4 --slot-ns 240000); with
+                                 uplinks, a leaf's ports towards the spines
+                                 are attached as uplinks (--uplink), which
+                                 reserve nothing: an RSV leaving by them is
+                                 passed on for the receiver's leaf to
+                                 answer, so that every leaf may run it
   tenant N HOST...               packets from these hosts (hN) carry mark N
                                  (1..65535) in every switch: afq's
                                  `flow_key mark` then keys per tenant
@@ -140,6 +145,7 @@ class Fabric:
         self.converge = 0	# us
         self.burst = 4000	# us of a rated port's rate in its tbf bucket
         self.pl2 = {}		# ("leaf"|"spine", N): (pl2-switch option words, line)
+        self.pl2_uplinks = {}	# ("leaf", N): True: its ports to the spines as uplinks
         self.seen = {}
 
     def hosts(self):
@@ -241,14 +247,23 @@ def parse_line(fab, words, line):
             fab.tenant[h] = (mark, line)
     elif key == "pl2":
         if len(words) < 2:
-            raise FabricError(line, "usage: pl2 NODE [OPTION...]")
+            raise FabricError(line, "usage: pl2 NODE [uplinks] [OPTION...]")
         node = parse_node(words[1], line)
         if node[0] == "h":
             raise FabricError(line, "the PL2 switch runs on a leaf or a spine, not %s" % words[1])
         if node in fab.pl2:
             raise FabricError(line, "pl2 on %s given twice (first on line %d)"
                               % (words[1], fab.pl2[node][1]))
-        fab.pl2[node] = (words[2:], line)
+        opts = words[2:]
+        if opts[:1] == ["uplinks"]:
+            if node[0] != "leaf":
+                raise FabricError(line, "uplinks: only a leaf has ports towards the spines, not %s"
+                                  % words[1])
+            fab.pl2_uplinks[node] = True
+            opts = opts[1:]
+        if "--uplink" in opts:
+            raise FabricError(line, "pl2: say uplinks after the node, not --uplink")
+        fab.pl2[node] = (opts, line)
     elif key == "converge":
         once(fab, key, line)
         if len(words) != 2:
@@ -530,7 +545,7 @@ ip -batch "$1"
 for d in $3; do ethtool -K "$d" gro off gso off tso off >/dev/null; done
 [ -z "$4" ] || ethtool -K eth0 tx off >/dev/null
 [ ! -s "$5" ] || tc -batch "$5"
-[ -z "$6" ] || "$6" attach $7 $3
+[ -z "$6" ] || "$6" attach $7
 '''
 
 # the PL2 switch's loader (make tools)
@@ -584,12 +599,24 @@ def setup(fab, ns, ipb, tcb, devs, tmp):
             sysctls += " net.ipv4.conf.all.ignore_routes_with_linkdown=1 " + \
                 " ".join("net.ipv4.conf.%s.ignore_routes_with_linkdown=1" % d
                          for d in devs[key] if d.startswith("sp"))
-        pl2 = fab.pl2.get(key)
         jobs.append(("setup of " + name,
                      ["ip", "netns", "exec", name, "sh", "-c", SETUP, "sh", ipf,
                       sysctls, " ".join(devs[key]), "host" if key[0] == "h" else "",
-                      tcf, PL2_SWITCH if pl2 else "", " ".join(pl2[0]) if pl2 else ""], ""))
+                      tcf, PL2_SWITCH if key in fab.pl2 else "",
+                      " ".join(pl2_attach(fab, key, devs[key]))], ""))
     return run_all(jobs)
+
+
+def pl2_attach(fab, key, devs):
+    """pl2-switch attach's words for a switch: its options, then every
+    port, a leaf's towards the spines as uplinks when asked"""
+    if key not in fab.pl2:
+        return []
+    words, uplinks = fab.pl2[key][0], fab.pl2_uplinks.get(key, False)
+    out = list(words)
+    for d in devs:	# a leaf's ports towards the spines are sp1, sp2, ...
+        out += ["--uplink", d] if uplinks and d.startswith("sp") else [d]
+    return out
 
 
 def assignments(fab, prefix):

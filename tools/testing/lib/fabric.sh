@@ -49,6 +49,8 @@ fab_build()
 
 fab_ns() { eval echo "\$fab_h$1"; }
 fab_ip() { eval echo "\$fab_h${1}_ip"; }
+# fab_leaf_ns H: the namespace of host H's leaf
+fab_leaf_ns() { eval echo "\$fab_leaf$(eval echo "\$fab_h${1}_leaf")"; }
 
 fab_rpc_serve()
 {

@@ -25,6 +25,13 @@
                                           another, each awaiting its GRT;
                                           prints "type flags in out from"
                                           per GRT, "none" on a timeout
+  shoal_craft.py rsvfrom SPORT ADDR PORT D...
+                                          the same from UDP port SPORT (the
+                                          Shoal port, where a host's own
+                                          answer goes)
+  shoal_craft.py catch PORT N READY       up to N datagrams to UDP PORT
+                                          (creating file READY once bound,
+                                          5 s at most): "type word" each
   shoal_craft.py pl2data ADDR PORT N [unsol]
                                           PL2: N DATA packets, sent against
                                           a grant (SCHED) or unsolicited
@@ -228,10 +235,12 @@ def raw(src, dst, port):
     s.close()
 
 
-def rsv(addr, port, demands, timeout=5.0):
-    """Each RSV from one socket; the switch returns it to that socket"""
+def rsv(addr, port, demands, timeout=2.0, sport=0):
+    """Each RSV from one socket; the switch returns it to that socket
+    within microseconds, so 2 s without a GRT (a test that expects none)
+    is none"""
     s = socket.socket(family(addr), socket.SOCK_DGRAM)
-    s.bind(("::" if ":" in addr else "0.0.0.0", 0))
+    s.bind(("::" if ":" in addr else "0.0.0.0", sport))
     s.settimeout(timeout)
     for d in demands:
         s.sendto(ctrl("rsv", offset=0, word=d), (addr, port))
@@ -243,6 +252,23 @@ def rsv(addr, port, demands, timeout=5.0):
         word = struct.unpack("!I", p[28:32])[0] if len(p) >= 32 else 0
         print("%d %d %d %d %s" % (p[0] & 15, p[1], word >> 16, word & 0xffff,
                                   src[0]))
+    s.close()
+
+
+def catch(port, n, ready, timeout=5.0):
+    """What a plain socket on the Shoal port gets: RSVs a switch passed on"""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", port))
+    open(ready, "w").close()
+    end = time.monotonic() + timeout
+    for _ in range(n):
+        s.settimeout(max(end - time.monotonic(), 0.01))
+        try:
+            p = s.recv(2048)
+        except socket.timeout:
+            break
+        if len(p) >= 32:
+            print("%d %d" % (p[0] & 15, struct.unpack("!I", p[28:32])[0]))
     s.close()
 
 
@@ -312,6 +338,10 @@ def main(argv):
         raw(argv[2], argv[3], int(argv[4]))
     elif cmd == "rsv":
         rsv(argv[2], int(argv[3]), [int(d) for d in argv[4:]])
+    elif cmd == "rsvfrom":
+        rsv(argv[3], int(argv[4]), [int(d) for d in argv[5:]], sport=int(argv[2]))
+    elif cmd == "catch":
+        catch(int(argv[2]), int(argv[3]), argv[4])
     elif cmd == "pl2data":
         flags = 0 if argv[5:6] == ["unsol"] else F_SCHED
         send([data(flags=flags) + bytes(1400)] * int(argv[4]), argv[2],

@@ -31,6 +31,8 @@ BAD = [
     (4, ["leaves 2", "spines 1", "hosts_per_leaf 1", "sqr leaf1 spine1"]),
     (5, ["leaves 2", "spines 1", "hosts_per_leaf 2", "tenant 1 h1 h2", "tenant 2 h2"]),
     (4, ["leaves 2", "spines 1", "hosts_per_leaf 2", "pl2 h1"]),
+    (4, ["leaves 2", "spines 1", "hosts_per_leaf 2", "pl2 spine1 uplinks"]),
+    (4, ["leaves 2", "spines 1", "hosts_per_leaf 2", "pl2 leaf1 --uplink sp1"]),
     (4, ["leaves 1", "hosts_per_leaf 2", "host_link 5mbit", "burst 0ms"]),
 ]
 

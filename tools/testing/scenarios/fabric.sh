@@ -29,9 +29,11 @@
 #      with the guest's CPU load: 0 in most runs, up to 3 (a SYN's 1 s)
 #      in some, when the guest's CPUs are saturated; scenario/fabric-
 #      composed checks them at a load the guest carries.
-#   6. The PL2 switch on leaf 2 (pl2 leaf2): PL2 messages from leaf 1 to
-#      h3 arrive intact, leaf 2 granted their reservations, and teardown
-#      unpins its maps.
+#   6. The PL2 switch on both leaves, their ports towards the spines
+#      attached as uplinks (pl2 leafN uplinks): PL2 messages from h1 to
+#      h3 and back arrive intact, each direction's reservations granted
+#      by the receiver's leaf and passed on by the sender's, and teardown
+#      unpins the maps.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -301,31 +303,51 @@ tap_ok "$(for h in 1 2 3 4; do ip=$(eval echo "\$fab_h${h}_ip"); grep -qE "(^| )
 	"tenants: every host's packets were marked with its tenant in the spines"
 python3 "$FAB" teardown "$TOPO_PREFIX"
 
-# 6. the PL2 switch on leaf 2
+# 6. the PL2 switch on both leaves, their uplinks passing RSVs on: each
+# direction's reservations are granted by the receiver's leaf (hashed per
+# host pair, so that an RSV and its burst take one spine)
 cat >"$TOPO_TMP/pl2.fab" <<'EOF'
 leaves 2
 spines 2
 hosts_per_leaf 2
 host_link 20mbit
 fabric_link 20mbit
-ecmp spray
-pl2 leaf2 --kmax 4
+ecmp flow
+pl2 leaf1 uplinks --kmax 4
+pl2 leaf2 uplinks --kmax 4
 EOF
 fab_build "$TOPO_TMP/pl2.fab"
 for h in 1 3; do
 	ip netns exec "$(eval echo "\$fab_h$h")" sysctl -qw net.shoal.link_mbps=20 net.shoal.pl2_k=4 ||
 		topo_die "PL2 sysctls"
 done
-pins=/sys/fs/bpf/pl2-switch/net$(stat -c %i "/run/netns/$fab_leaf2")
+pins1=/sys/fs/bpf/pl2-switch/net$(stat -c %i "/run/netns/$fab_leaf1")
+pins2=/sys/fs/bpf/pl2-switch/net$(stat -c %i "/run/netns/$fab_leaf2")
+
+# pl2_sum LEAF FIELD: FIELD of pl2-switch show -j summed over the leaf's ports
+pl2_sum()
+{
+	ip netns exec "$(eval echo "\$fab_leaf$1")" "$TREE/tools/pl2-switch/pl2-switch" show -j |
+		grep -oE "\"$2\": ?[0-9]+" | awk -F: '{ s += $2 } END { print s + 0 }'
+}
+
 export SHOAL_PROTO=pl2
 send pl2 1 3 100
+rsv2=$(pl2_sum 2 rsv) transit1=$(pl2_sum 1 transit) rsv1=$(pl2_sum 1 rsv)
+echo "# pl2 h1 -> h3: $good of 100 intact, $acked acknowledged; leaf 2 answered $rsv2 RSVs," \
+	"leaf 1 $rsv1 and passed $transit1 RSVs on to its uplinks"
+tap_ok "$good == 100 && $acked == 100 && $rsv2 >= 100 && $rsv1 == 0 && $transit1 >= 100" \
+	"pl2: 100 PL2 messages leaf 1 -> leaf 2, granted by leaf 2 ($rsv2), not leaf 1 ($rsv1)," \
+	"passed on by leaf 1 ($transit1)"
+send pl2r 3 1 100
 unset SHOAL_PROTO
-rsv=$(ip netns exec "$fab_leaf2" "$TREE/tools/pl2-switch/pl2-switch" show -j |
-	grep -oE '"rsv": ?[0-9]+' | awk -F: '{ s += $2 } END { print s + 0 }')
-echo "# pl2: $good of 100 PL2 messages intact, $acked acknowledged; leaf 2 answered $rsv RSVs"
-tap_ok "$good == 100 && $acked == 100 && $rsv >= 100" \
-	"pl2: 100 PL2 messages across the fabric, their reservations granted by leaf 2 ($rsv)"
+rsv1=$(pl2_sum 1 rsv) transit2=$(pl2_sum 2 transit)
+echo "# pl2 h3 -> h1: $good of 100 intact, $acked acknowledged; leaf 1 answered $rsv1 RSVs," \
+	"leaf 2 passed $transit2 on"
+tap_ok "$good == 100 && $acked == 100 && $rsv1 >= 100 && $transit2 >= 100" \
+	"pl2: 100 PL2 messages leaf 2 -> leaf 1, granted by leaf 1 ($rsv1), passed on by leaf 2 ($transit2)"
 python3 "$FAB" teardown "$TOPO_PREFIX"
-tap_ok "$([ -e "$pins" ] && echo 1 || echo 0) == 0" "pl2: teardown unpinned leaf 2's switch"
+tap_ok "$([ -e "$pins1" ] || [ -e "$pins2" ] && echo 1 || echo 0) == 0" \
+	"pl2: teardown unpinned both leaves' switches"
 
 tap_done

@@ -8,8 +8,9 @@
 # below; unsolicited DATA is dropped past T; malformed Shoal packets and
 # other traffic pass untouched and are counted; the clock modes drain with
 # time and the joint mode gives both ports one slot; counter mode with a
-# lease forgets a dead sender's reservations; detach removes everything;
-# wrong uses fail with a clear message.
+# lease forgets a dead sender's reservations; an uplink passes on what
+# leaves by it and reserves what comes in by it; detach removes
+# everything; wrong uses fail with a clear message.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -17,6 +18,8 @@ set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/topo.sh
 source "$HERE/../lib/topo.sh"
+# shellcheck source=../lib/shoal.sh
+source "$HERE/../lib/shoal.sh"
 
 PL2SW=$TREE/tools/pl2-switch/pl2-switch
 CRAFT=$TREE/tools/testing/lib/shoal_craft.py
@@ -274,4 +277,67 @@ counters
 tap_ok "s2_in_res == 0 && rsv_before >= 1 && s2_rsv == rsv_before && s1_expired == 4" \
 	"reset s2: its counter is 0 ($s2_in_res), statistics kept (rsv $s2_rsv of $rsv_before; s1 expired $s1_expired)"
 sw detach -a
+
+# ---- uplinks: they reserve nothing, the receiver's switch answers ----
+# r0 plays a leaf's port towards a spine: an RSV leaving by it is
+# reserved on s1 alone and passed on, s1's slot in its word's high half,
+# for the receiver's switch to answer; its DATA is counted off s1.  An
+# RSV arriving on it with a carried slot is answered with that slot as
+# the input's, reserved on the output alone.
+out=$(sw attach --expire-us 0 s1 s2 --uplink r0 2>&1)
+rc=$?
+counters
+tap_ok "rc == 0 && nports == 3 && r0_uplink == 1 && s1_uplink == 0 && s2_uplink == 0" \
+	"attach s1 s2 --uplink r0 ($rc): r0 an uplink ($r0_uplink), s1 and s2 not $out"
+out=$(sw attach --uplink s1 2>&1)
+rc=$?
+tap_ok "rc == 2" "an attached port cannot be made an uplink again ($rc): $out"
+ready=$TOPO_TMP/catch.ready
+rm -f "$ready"
+ip netns exec "$TOPO_RX" python3 "$CRAFT" catch "$PORT" 2 "$ready" >"$TOPO_TMP/catch.out" &
+catch_pid=$!
+for _ in $(seq 50); do [ -e "$ready" ] && break; sleep 0.1; done
+rsv 1 $RX4 4 2
+wait "$catch_pid"
+caught=$(tr '\n' ';' <"$TOPO_TMP/catch.out")
+counters
+tap_ok "$([ "$grts" = "none"$'\n'"none" ] && echo 1 || echo 0) && s1_transit == 2 && s1_rsv == 0" \
+	"towards the uplink: no GRT ($(echo "$grts" | tr '\n' ' ')), 2 RSVs passed on (transit $s1_transit, rsv $s1_rsv)"
+tap_ok "s1_in_res == 6 && r0_out_res == 0" \
+	"... reserved on the sender's port (s1 in $s1_in_res, 6), not the uplink (r0 out $r0_out_res)"
+tap_ok "$([ "$caught" = "9 4;9 $((4 << 16 | 2));" ] && echo 1 || echo 0)" \
+	"... reaching the receiver as RSVs of demand 4 carrying slot 0, then 2 carrying slot 4 ($caught)"
+data 1 $RX4 6
+counters
+tap_ok "s1_data == 6 && s1_in_res == 0 && r0_out_res == 0 && s1_clamp == 0" \
+	"their 6 DATA counted off s1 alone (data $s1_data; s1 in $s1_in_res, r0 out $r0_out_res, clamps $s1_clamp)"
+# as if a switch before had reserved slot 5 for it
+grts=$(ip netns exec "$TOPO_RX" python3 "$CRAFT" rsv "$(topo_sender_addr 1 4)" "$PORT" $((5 << 16 | 3)))
+grt 1
+counters
+tap_ok "g_type == 10 && g_in == 5 && g_out == 0 && r0_rsv == 1 && r0_in_res == 0 && s1_out_res == 3" \
+	"from the uplink, carrying slot 5: GRT (type $g_type) slots ($g_in, $g_out) (5, 0); r0 in $r0_in_res (0), s1 out $s1_out_res (3)"
+ip netns exec "$TOPO_RX" python3 "$CRAFT" pl2data "$(topo_sender_addr 1 4)" "$PORT" 3
+counters
+tap_ok "r0_data == 3 && r0_in_res == 0 && s1_out_res == 0 && r0_transit == 0" \
+	"... and its 3 DATA counted off (data $r0_data; r0 in $r0_in_res, s1 out $s1_out_res)"
+sw reset
+counters
+tap_ok "r0_uplink == 1 && s1_uplink == 0" "reset keeps r0 an uplink ($r0_uplink)"
+sw detach -a
+
+# ---- a host answers an RSV that a switch passed on ----
+# No switch program on the path now: the receiver's shoal.ko answers the
+# RSV itself, giving the slot it carries as the input's (a switch on the
+# sender's side reserved it), to the sender's Shoal port
+shoal_module
+export SHOAL_PROTO=pl2
+shoal_recv "$TOPO_RX" $((0x4321)) 1 "$TOPO_TMP/pl2rx.json"
+unset SHOAL_PROTO
+grts=$(ip netns exec "$(topo_sender_ns 1)" python3 "$CRAFT" rsvfrom "$PORT" $RX4 "$PORT" $((5 << 16 | 3)))
+kill "$recv_pid" 2>/dev/null
+wait "$recv_pid" 2>/dev/null
+grt 1
+tap_ok "g_type == 10 && g_in == 5 && g_out == 0" \
+	"a receiving host answers an RSV carrying slot 5 itself: GRT (type $g_type) slots ($g_in, $g_out) (5, 0)"
 tap_done

@@ -41,9 +41,9 @@ static u32 expect_kind(const u8 *b, u32 avail, u32 len, u32 *demand,
 	    r.hdr_len > SHOAL_HDR_MAX || r.hdr_len > len)
 		return PL2_MALFORMED;
 	if (r.type == SHOAL_T_RSV) {
-		if (!r.word || (r.flags & SHOAL_F_BOUNCED))
+		if (!PL2_RSV_DEMAND(r.word) || (r.flags & SHOAL_F_BOUNCED))
 			return PL2_MALFORMED;
-		*demand = r.word < KMAX ? r.word : KMAX;
+		*demand = PL2_RSV_DEMAND(r.word) < KMAX ? PL2_RSV_DEMAND(r.word) : KMAX;
 		return PL2_RSV;
 	}
 	if (r.type == SHOAL_T_DATA) {
@@ -92,9 +92,10 @@ static void judge(const u8 *b, u32 avail, u32 len, struct tally *t)
 	if (!err) {
 		t->accepted++;
 		if (w.type == SHOAL_T_RSV)
-			ok2 = (p.kind == PL2_RSV &&
-			       p.demand == (w.word < KMAX ? w.word : KMAX)) ||
-			      (!w.word && p.kind == PL2_MALFORMED);
+			ok2 = (p.kind == PL2_RSV && p.word == w.word &&
+			       p.demand == (PL2_RSV_DEMAND(w.word) < KMAX ?
+					    PL2_RSV_DEMAND(w.word) : KMAX)) ||
+			      (!PL2_RSV_DEMAND(w.word) && p.kind == PL2_MALFORMED);
 		else if (w.type == SHOAL_T_DATA)
 			ok2 = p.kind == PL2_DATA &&
 			      p.unsol == !(w.flags & SHOAL_F_SCHED);
@@ -104,7 +105,7 @@ static void judge(const u8 *b, u32 avail, u32 len, struct tally *t)
 		ok2 = true;	/* the switch checks less: it may pass it */
 	}
 	if (p.kind == PL2_MALFORMED && !err &&
-	    !(w.type == SHOAL_T_RSV && !w.word))
+	    !(w.type == SHOAL_T_RSV && !PL2_RSV_DEMAND(w.word)))
 		ok2 = false;
 	if (!ok2 && !t->bad2++)
 		snprintf(t->first, sizeof(t->first),

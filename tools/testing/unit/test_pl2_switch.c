@@ -43,6 +43,13 @@ static void test_classify(void)
 	hdr(h, SHOAL_T_RSV, 0, 0);
 	pl2_classify(h, 32, 4, &p);
 	CHECK(p.kind == PL2_MALFORMED, "RSV of demand 0 is malformed");
+	hdr(h, SHOAL_T_RSV, 0, 7 << 16 | 2);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_RSV && p.demand == 2 && p.word == (7 << 16 | 2),
+	      "an RSV carrying slot 7: demand 2 (%u), its word kept", p.demand);
+	hdr(h, SHOAL_T_RSV, 0, 7 << 16);
+	pl2_classify(h, 32, 4, &p);
+	CHECK(p.kind == PL2_MALFORMED, "a carried slot and demand 0 is malformed");
 	hdr(h, SHOAL_T_RSV, SHOAL_F_BOUNCED, 2);
 	pl2_classify(h, 32, 4, &p);
 	CHECK(p.kind == PL2_MALFORMED, "a bounced RSV is malformed (no second bounce)");
@@ -84,6 +91,64 @@ static void test_word(void)
 	CHECK_EQ(pl2_grt_word(4, 5), 0x40005, "word of (4, 5)");
 	CHECK_EQ(pl2_grt_word(70000, 1), 0xffff0001, "input slot saturates at 65535");
 	CHECK_EQ(pl2_grt_word(2, 1ULL << 40), 0x2ffff, "output slot saturates at 65535");
+}
+
+/* An RSV passed on by the sender's leaf, then answered by the receiver's */
+static void test_carry(void)
+{
+	CHECK_EQ(pl2_rsv_carry(3, 0x40009), 9 << 16 | 3,
+		 "passed on: the later slot (9) carried, demand 3 kept");
+	CHECK_EQ(pl2_rsv_carry(12 << 16 | 3, 0x40009), 12 << 16 | 3,
+		 "a later carried slot stays");
+	CHECK_EQ(pl2_rsv_carry(0xffff, 0), 0xffff, "slots 0: nothing carried, demand 65535 kept");
+	CHECK_EQ(pl2_grt_carried(0x20005, 9 << 16 | 3), 0x90005,
+		 "answered: input slot 2 raised to the carried 9, output 5 kept");
+	CHECK_EQ(pl2_grt_carried(0xa0005, 9 << 16 | 3), 0xa0005,
+		 "an input slot after the carried one stays");
+	CHECK_EQ(pl2_grt_carried(0x20005, 3), 0x20005, "nothing carried: the GRT as reserved");
+	CHECK_EQ(pl2_grt_later(0x40009), 9, "the later of (4, 9)");
+}
+
+/* An uplink reserves nothing: each function acts on the other port alone */
+static void test_one_side(void)
+{
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 1000, 0, 1, 0 };
+	struct pl2_port p;
+	u32 w, cl;
+
+	memset(&p, 0, sizeof(p));
+	p.in_res = 4;
+	w = pl2_counter_rsv(&c, &p, NULL, 3, 0);
+	CHECK(w == 0x40000 && p.in_res == 7, "counter, no output: (4, 0), in %d", p.in_res);
+	w = pl2_counter_rsv(&c, NULL, &p, 2, 0);
+	CHECK(w == 0x00000 && p.out_res == 2, "counter, no input: (0, 0), out %d", p.out_res);
+	CHECK(!pl2_data(&c, &p, NULL, false, 0, &cl) && p.in_res == 6 && !cl &&
+	      p.out_drain == 0, "DATA to an uplink: in %d, no drain", p.in_res);
+	CHECK(!pl2_data(&c, NULL, &p, false, 0, &cl) && p.out_res == 1 && !cl &&
+	      p.out_drain == 1000, "DATA from an uplink: out %d, drain %llu",
+	      p.out_res, (unsigned long long)p.out_drain);
+	p.in_res = 10;
+	CHECK(pl2_data(&c, &p, NULL, true, 0, &cl), "unsolicited, backlog 10 of the input alone > T 6");
+	c.mode = PL2_MODE_CLOCK;
+	memset(&p, 0, sizeof(p));
+	w = pl2_clock_rsv(&c, &p, NULL, 4, 5000);
+	CHECK(w == 0 && p.in_next == 9000 && !p.out_next, "clock, no output: in_next %llu",
+	      (unsigned long long)p.in_next);
+	w = pl2_clock_rsv(&c, &p, NULL, 2, 5000);
+	CHECK_EQ(w, 0x40000, "clock, no output, second: (4, 0)");
+	c.mode = PL2_MODE_JOINT;
+	memset(&p, 0, sizeof(p));
+	p.out_next = 8000;
+	w = pl2_joint_rsv(&c, NULL, &p, 1, 5000);
+	CHECK(w == 0x30003 && p.out_next == 9000 && !p.in_next,
+	      "joint, no input: (3, 3), out_next %llu", (unsigned long long)p.out_next);
+	c.mode = PL2_MODE_COUNTER;
+	c.expire_ns = 100;
+	memset(&p, 0, sizeof(p));
+	p.in_res = 2;
+	CHECK(pl2_lease(&c, &p, NULL, 0, 1000) == 2 && !p.in_res,
+	      "a lease with no output forgets the input's overdue 2");
+	CHECK(pl2_lease(&c, NULL, NULL, 4, 1000) == 0, "no port at all: nothing");
 }
 
 /* Figure 2: H1 -> H2, in[H1] = 4 and out[H2] = 5 before: GRT (4, 5) */
@@ -341,6 +406,8 @@ static void test_queue(void)
 int main(void)
 {
 	test_classify();
+	test_carry();
+	test_one_side();
 	test_word();
 	test_counter();
 	test_clock();
