@@ -9,14 +9,18 @@
 #
 # The fabric: 2 leaves of 5 hosts, 2 spines, hosts at BENCH_FABPL2_MBIT,
 # the switches' links at 4x that (so the core carries an 800% incast),
-# hashed per host pair (`ecmp flow`: with spraying an RSV and its burst
-# take different uplinks, and the switch's counters for them drift: an
-# idle RPC waited 8 ms for its slot on average, p50 37 ms); every switch port one drop-tail FIFO of BENCH_FABPL2_QLIMIT full
+# hashed per host pair (`ecmp flow`, as TCP's flows are: before the
+# uplinks held no counters, spraying sent an RSV and its burst by
+# different uplinks and the switch's counters for them drifted, an idle
+# RPC waiting 8 ms for its slot on average, p50 37 ms); every switch port
+# one drop-tail FIFO of BENCH_FABPL2_QLIMIT full
 # packets with a band served first for DSCP CS6, where Shoal's control
 # packets (PL2's RSVs and GRTs) go, as in bench-pl2.sh.  For PL2 the switch
-# program runs on every port of leaf 1, h1's leaf: a PL2 endpoint reserves
-# one switch (the paper's ToR), the receiver's, whose port towards h1 is
-# the one the incast overloads.
+# program runs on every port of both leaves, their ports towards the
+# spines attached as uplinks (`pl2 leafN uplinks`): an exchange across
+# the core is reserved by both leaves, the sender's passing its slot on
+# in the RSV, and answered by the receiver's (the paper's ToR), whose
+# port towards the receiver is the one an incast overloads.
 #
 # h1 serves.  Phases of BENCH_FABPL2_SECONDS each:
 #   idle     h10 (leaf 2) sends BENCH_FABPL2_RPC_RATE small requests a
@@ -24,10 +28,14 @@
 #   incast4  the same while h6..h9 (leaf 2, across the core) each keep 4
 #            messages of 64 KB in flight to h1, offering their links (400%)
 #   incast8  the same with h2..h5 (leaf 1) too (800%)
-# Per transport and phase: the RPCs' completion times, the incast's
-# goodput, h1's port's peak queue and drops; for PL2 the hosts' RSVs,
-# GRTs and DATA sent again.  The report is
-# scripts/lib/bench_fabric_pl2_report.py.
+#   a2a      the same while every host serves and keeps A2A_OUT messages
+#            of 64 KB in flight to each of the 9 others (all-to-all, the
+#            paper's shuffle): every host link full both ways, half of
+#            it across the core
+# Per transport and phase: the RPCs' completion times, the incast's (or
+# the all-to-all's) goodput, h1's port's (all host ports') peak queue and
+# drops; for PL2 the hosts' RSVs, GRTs and DATA sent again.  The report
+# is scripts/lib/bench_fabric_pl2_report.py.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# the fabric's names arrive by eval
 set -u
@@ -49,6 +57,7 @@ RPC_RATE=${BENCH_FABPL2_RPC_RATE:-50}
 RPC_SIZE=64
 INC_SIZE=65536
 INC_OUT=4
+A2A_OUT=${BENCH_FABPL2_A2A_OUT:-2}
 PORT=4800
 PERF=$TREE/tools/shoal-perf/shoal-perf
 # a slot: a full frame at the hosts' rate, as the endpoint counts it
@@ -63,7 +72,7 @@ mkdir -p "$DIR"
 rm -rf "${DIR:?}"/*
 bench_meta "$DIR" hosts=10 host_mbit="$MBIT" \
 	BENCH_FABPL2_MBIT="$MBIT" BENCH_FABPL2_QLIMIT="$QLIMIT" BENCH_FABPL2_SECONDS="$DUR" \
-	BENCH_FABPL2_RPC_RATE="$RPC_RATE"
+	BENCH_FABPL2_RPC_RATE="$RPC_RATE" BENCH_FABPL2_A2A_OUT="$A2A_OUT"
 
 fab_init fabpl2
 
@@ -84,7 +93,8 @@ qdisc leaf-up $q
 qdisc spine-down $q
 EOF
 	if [ "$1" = pl2 ]; then
-		echo "pl2 leaf1 --mode counter --slot-ns $SLOT_NS"
+		echo "pl2 leaf1 uplinks --mode counter --slot-ns $SLOT_NS"
+		echo "pl2 leaf2 uplinks --mode counter --slot-ns $SLOT_NS"
 	fi
 }
 
@@ -99,10 +109,39 @@ host_stats()
 	done >"$1"
 }
 
+# a2a_start T NAME: every host serves on PORT + 1 and sends to the 9
+# others, A2A_OUT messages in flight to each; the clients' pids in pids
+a2a_start()
+{
+	local p=$1 name=$2 h to
+
+	for ((h = 1; h <= fab_hosts; h++)); do
+		ip netns exec "$(fab_ns "$h")" "$PERF" server --proto "$p" --port $((PORT + 1)) \
+			--ready "$DIR/$name-a2a$h.ready" 2>"$DIR/$name-a2a$h-server.log" &
+		srvs+=($!)
+		TOPO_PIDS+=($!)
+	done
+	for ((h = 1; h <= fab_hosts; h++)); do
+		fab_ready "$DIR/$name-a2a$h.ready"
+	done
+	for ((h = 1; h <= fab_hosts; h++)); do
+		for ((to = 1; to <= fab_hosts; to++)); do
+			[ "$to" = "$h" ] && continue
+			ip netns exec "$(fab_ns "$h")" "$PERF" client --proto "$p" \
+				--server "$(fab_ip "$to"):$((PORT + 1))" --json --seed $((100 * h + to)) \
+				--workload "fixed:$INC_SIZE" --load 0.5 --link-mbps "$MBIT" \
+				--duration "$DUR" --drain 20 --max-outstanding "$A2A_OUT" \
+				--connections "$A2A_OUT" \
+				>"$DIR/$name-inc$h-$to.json" 2>"$DIR/$name-inc$h-$to.txt" &
+			pids+=($!)
+		done
+	done
+}
+
 # phase T PH: one phase over transport T's fabric, its files DIR/T-PH.*
 phase()
 {
-	local t=$1 ph=$2 name=$1-$2 p=$1 h srv pids=() senders=()
+	local t=$1 ph=$2 name=$1-$2 p=$1 h srv pids=() senders=() srvs=() n
 
 	[ "$t" = cubic ] && p=tcp
 	fabric "$t" >"$DIR/$name.fab"
@@ -122,6 +161,7 @@ phase()
 	case $ph in
 	incast4) senders=(6 7 8 9) ;;
 	incast8) senders=(2 3 4 5 6 7 8 9) ;;
+	a2a) a2a_start "$p" "$name" ;;
 	esac
 	for h in "${senders[@]}"; do
 		ip netns exec "$(fab_ns "$h")" "$PERF" client --proto "$p" \
@@ -144,19 +184,23 @@ phase()
 	# the exchanges still running end within a resend interval
 	topo_nap 0.5
 	host_stats "$DIR/$name.stats1"
-	tc -n "$fab_leaf1" -s -j qdisc show dev h1 >"$DIR/$name.qdisc"
-	kill "$srv" 2>/dev/null
-	wait "$srv"
+	for ((h = 1; h <= fab_hosts; h++)); do
+		tc -n "$(fab_leaf_ns "$h")" -s -j qdisc show dev "h$h" >"$DIR/$name.qdisc-h$h"
+	done
+	kill "$srv" "${srvs[@]}" 2>/dev/null
+	wait "$srv" "${srvs[@]}"
 	python3 "$FAB" teardown "$TOPO_PREFIX"
-	echo "$t $ph ${#senders[@]}" >>"$DIR/runs"
+	n=${#senders[@]}
+	[ "$ph" = a2a ] && n=$((fab_hosts * (fab_hosts - 1)))
+	echo "$t $ph $n" >>"$DIR/runs"
 }
 
 : >"$DIR/runs"
 for t in pl2 cubic; do
-	for ph in idle incast4 incast8; do
+	for ph in idle incast4 incast8 a2a; do
 		echo "fabric-pl2: $t, $ph" >&2
 		phase "$t" "$ph"
 	done
 done
 bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_pl2_report.py" "$DIR" "$MBIT" "$QLIMIT" \
-	"$DUR" "$RPC_RATE"
+	"$DUR" "$RPC_RATE" "$A2A_OUT"
