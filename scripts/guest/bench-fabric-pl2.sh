@@ -109,6 +109,19 @@ host_stats()
 	done >"$1"
 }
 
+# bulk P H SERVER SEED LOAD OUT FILE: host H sends SERVER messages of
+# INC_SIZE over protocol P at LOAD of its link, OUT in flight, in the
+# background (its pid in the caller's pids); FILE.json and FILE.txt
+bulk()
+{
+	ip netns exec "$(fab_ns "$2")" "$PERF" client --proto "$1" \
+		--server "$3" --json --seed "$4" \
+		--workload "fixed:$INC_SIZE" --load "$5" --link-mbps "$MBIT" \
+		--duration "$DUR" --drain 20 --max-outstanding "$6" \
+		--connections "$6" >"$7.json" 2>"$7.txt" &
+	pids+=($!)
+}
+
 # a2a_start T NAME: every host serves on PORT + 1 and sends to the 9
 # others, A2A_OUT messages in flight to each; the clients' pids in pids
 a2a_start()
@@ -127,13 +140,8 @@ a2a_start()
 	for ((h = 1; h <= fab_hosts; h++)); do
 		for ((to = 1; to <= fab_hosts; to++)); do
 			[ "$to" = "$h" ] && continue
-			ip netns exec "$(fab_ns "$h")" "$PERF" client --proto "$p" \
-				--server "$(fab_ip "$to"):$((PORT + 1))" --json --seed $((100 * h + to)) \
-				--workload "fixed:$INC_SIZE" --load 0.5 --link-mbps "$MBIT" \
-				--duration "$DUR" --drain 20 --max-outstanding "$A2A_OUT" \
-				--connections "$A2A_OUT" \
-				>"$DIR/$name-inc$h-$to.json" 2>"$DIR/$name-inc$h-$to.txt" &
-			pids+=($!)
+			bulk "$p" "$h" "$(fab_ip "$to"):$((PORT + 1))" $((100 * h + to)) 0.5 \
+				"$A2A_OUT" "$DIR/$name-inc$h-$to"
 		done
 	done
 }
@@ -164,13 +172,7 @@ phase()
 	a2a) a2a_start "$p" "$name" ;;
 	esac
 	for h in "${senders[@]}"; do
-		ip netns exec "$(fab_ns "$h")" "$PERF" client --proto "$p" \
-			--server "$(fab_ip 1):$PORT" --json --seed "$h" \
-			--workload "fixed:$INC_SIZE" --load 2 --link-mbps "$MBIT" \
-			--duration "$DUR" --drain 20 --max-outstanding "$INC_OUT" \
-			--connections "$INC_OUT" \
-			>"$DIR/$name-inc$h.json" 2>"$DIR/$name-inc$h.txt" &
-		pids+=($!)
+		bulk "$p" "$h" "$(fab_ip 1):$PORT" "$h" 2 "$INC_OUT" "$DIR/$name-inc$h"
 	done
 	ip netns exec "$(fab_ns 10)" "$PERF" client --proto "$p" \
 		--server "$(fab_ip 1):$PORT" --json --seed 10 \

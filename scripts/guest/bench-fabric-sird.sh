@@ -23,8 +23,10 @@
 #             overlay: 30 senders to one receiver; Poisson here, not in
 #             step), left out of the slowdowns
 #
-# for each of BENCH_FABSIRD_WORKLOADS and BENCH_FABSIRD_TRANSPORTS; then
-# SIRD alone, balanced, on the last workload, with each ablation of
+# for each of BENCH_FABSIRD_WORKLOADS and BENCH_FABSIRD_TRANSPORTS (W5,
+# whose messages average 2.5 MB, for BENCH_FABSIRD_W5_SECONDS: 8 s of
+# arrivals see one message a host); then SIRD alone, balanced, on
+# BENCH_FABSIRD_ABLATION_WORKLOAD, with each ablation of
 # BENCH_FABSIRD_ABLATIONS (name=sysctl,...: the csn loop off, credit pacing
 # off, the unscheduled threshold swept).  Per run: the background's
 # goodput, its slowdown (the median of the senders' p50s, the worst
@@ -50,14 +52,17 @@ LOAD=${BENCH_FABSIRD_LOAD:-0.5}
 DUR=${BENCH_FABSIRD_SECONDS:-8}
 QLIMIT=${BENCH_FABSIRD_QLIMIT:-100}
 ECN_PKTS=${BENCH_FABSIRD_ECN:-12}
-WORKLOADS=${BENCH_FABSIRD_WORKLOADS:-W3 W4}
+WORKLOADS=${BENCH_FABSIRD_WORKLOADS:-W3 W4 W5}
+W5_DUR=${BENCH_FABSIRD_W5_SECONDS:-60}
+ABL_WL=${BENCH_FABSIRD_ABLATION_WORKLOAD:-W4}
 TRANSPORTS=${BENCH_FABSIRD_TRANSPORTS:-sird cubic dctcp}
 CONFIGS=${BENCH_FABSIRD_CONFIGS:-balanced core incast}
 # the hosts' unscheduled threshold in the sweep: 0 (every message asks
 # for credit) and 4x the link's BDP at the fabric's round trip
 RTT_US=${BENCH_FABSIRD_RTT_US:-20000}
 BDP=$((MBIT * RTT_US / 8))
-ABLATIONS=${BENCH_FABSIRD_ABLATIONS:-csn-off=net.shoal.sird_sthr=0
+# set and empty: no ablations
+ABLATIONS=${BENCH_FABSIRD_ABLATIONS-csn-off=net.shoal.sird_sthr=0
 	pacing-off=net.shoal.sird_rate_mbps=0,net.shoal.sird_tx_rate_mbps=0
 	unsch-0=net.shoal.unsch_thresh=0 unsch-4bdp=net.shoal.unsch_thresh=$((4 * BDP))}
 PERF=$TREE/tools/shoal-perf/shoal-perf
@@ -67,6 +72,7 @@ rm -rf "${DIR:?}"/*
 bench_meta "$DIR" hosts=8 host_mbit="$MBIT" BENCH_FABSIRD_MBIT="$MBIT" \
 	BENCH_FABSIRD_LOAD="$LOAD" BENCH_FABSIRD_SECONDS="$DUR" BENCH_FABSIRD_QLIMIT="$QLIMIT" \
 	BENCH_FABSIRD_ECN="$ECN_PKTS" BENCH_FABSIRD_WORKLOADS="$WORKLOADS" \
+	BENCH_FABSIRD_W5_SECONDS="$W5_DUR" BENCH_FABSIRD_ABLATION_WORKLOAD="$ABL_WL" \
 	BENCH_FABSIRD_TRANSPORTS="$TRANSPORTS" BENCH_FABSIRD_CONFIGS="$CONFIGS" \
 	BENCH_FABSIRD_RTT_US="$RTT_US" BENCH_FABSIRD_ABLATIONS="$ABLATIONS"
 
@@ -100,8 +106,9 @@ EOF
 run()
 {
 	local name=$1 c=$2 w=$3 t=$4 d=$DIR/$1 proto=sird cc=cubic ecn=1 load h peer
-	local pids=() srv=()
+	local pids=() srv=() dur=$DUR
 
+	[ "$w" = W5 ] && dur=$W5_DUR
 	mkdir -p "$d"
 	[ "$t" = sird ] || proto=tcp cc=$t
 	[ "$t" = cubic ] && ecn=0
@@ -128,20 +135,20 @@ run()
 	fab_ready "$d"/srv{1,2,3,4,5,6,7,8}.ready
 	for ((h = 1; h <= fab_hosts; h++)); do
 		peer=$(((h + 3) % 8 + 1))	# the host in h's place on the other leaf
-		ip netns exec "$(fab_ns "$h")" timeout $((DUR + 90)) "$PERF" client \
+		ip netns exec "$(fab_ns "$h")" timeout $((dur + 90)) "$PERF" client \
 			--server "$(fab_ip "$peer"):4800" --proto "$proto" --workload "$w" \
-			--load "$load" --link-mbps "$MBIT" --duration "$DUR" --drain 30 \
+			--load "$load" --link-mbps "$MBIT" --duration "$dur" --drain 30 \
 			--seed "$h" --json >"$d/client$h.json" 2>"$d/client$h.log" &
 		pids+=($!)
 	done
 	if [ "$c" = incast ]; then
 		# the overlay: 7% of the load, from the four hosts of leaf 2
 		for h in 5 6 7 8; do
-			ip netns exec "$(fab_ns "$h")" timeout $((DUR + 90)) "$PERF" client \
+			ip netns exec "$(fab_ns "$h")" timeout $((dur + 90)) "$PERF" client \
 				--server "$(fab_ip 1):4800" --proto "$proto" \
 				--workload fixed:500000 --link-mbps "$MBIT" \
 				--load "$(awk -v l="$LOAD" 'BEGIN { printf "%.4f", l * 0.07 * 8 / 4 }')" \
-				--duration "$DUR" --drain 30 --seed "$((h + 10))" --json \
+				--duration "$dur" --drain 30 --seed "$((h + 10))" --json \
 				>"$d/overlay$h.json" 2>"$d/overlay$h.log" &
 			pids+=($!)
 		done
@@ -163,10 +170,9 @@ for c in $CONFIGS; do
 		done
 	done
 done
-w=${WORKLOADS##* }	# the ablations run the last workload
 for a in $ABLATIONS; do
 	echo "fabric-sird: ablation ${a%%=*}" >&2
-	run "${a%%=*}-$w" balanced "$w" sird "${a#*=}"
+	run "${a%%=*}-$ABL_WL" balanced "$ABL_WL" sird "${a#*=}"
 done
 bench_report "$DIR" "$TREE/scripts/lib/bench_fabric_sird_report.py" "$DIR" "$MBIT" "$LOAD" \
-	"$DUR" "$QLIMIT" "$ECN_PKTS"
+	"$DUR" "$QLIMIT" "$ECN_PKTS" "$W5_DUR"

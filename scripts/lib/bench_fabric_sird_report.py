@@ -14,7 +14,7 @@ import json, os, statistics, sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf_report import load  # noqa: E402
 
-d, mbit, offered, dur, qlimit, ecn = sys.argv[1:7]
+d, mbit, offered, dur, qlimit, ecn, w5_dur = sys.argv[1:8]
 HOSTS = 8
 
 
@@ -64,8 +64,8 @@ def f(v, fmt="%.1f"):
 print("SIRD on a two-tier fabric: 2 leaves of 4 hosts, 2 spines, hosts at %s Mbit/s, sprayed; "
       "every port a FIFO of %s full packets marking CE above %s;" % (mbit, qlimit, ecn))
 print("every host sends RPCs to its peer on the other leaf at %s of its link (core: /1.78; "
-      "incast: 0.93 of it, and h5..h8 send 500 KB to h1 for 7%%), %s s of Poisson arrivals" %
-      (offered, dur))
+      "incast: 0.93 of it, and h5..h8 send 500 KB to h1 for 7%%), %s s of Poisson arrivals "
+      "(W5: %s s)" % (offered, dur, w5_dur))
 print("%-22s %-8s %-3s %-6s %8s %7s %7s %9s %9s %6s %6s %5s" %
       ("run", "config", "wl", "proto", "goodput", "sd p50", "sd p99", "ToR pk/KB",
        "core pk/KB", "marks", "drops", "lost"))
