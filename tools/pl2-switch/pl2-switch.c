@@ -4,7 +4,7 @@
  * ports with libbpf; Documentation/pl2-switch.md, pl2-switch(8).
  *
  *   pl2-switch attach [options] DEV...   the program on each DEV's ingress
- *                     [--uplink DEV]...  (an uplink reserves nothing as an output)
+ *                     [--uplink DEV]...  (an uplink reserves nothing)
  *   pl2-switch detach [-a] DEV...        off again (-a: every port)
  *   pl2-switch show [-j]                 counters and statistics per port
  *   pl2-switch reset [DEV...]            zero the reservation counters
@@ -79,8 +79,9 @@ static void print_usage(FILE *f)
 		"  --queue on|off count what waits in an output's queue in its slot\n"
 		"                 (default on; off: the paper's counters alone)\n"
 		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
-		"  --uplink DEV   attach DEV as an uplink (towards the core): what leaves\n"
-		"                 by it passes on, for the receiver's switch to reserve\n"
+		"  --uplink DEV   attach DEV as an uplink (towards the core): it reserves\n"
+		"                 nothing, and an RSV leaving by it passes on for the\n"
+		"                 receiver's switch to answer\n"
 		"common options:\n"
 		"  --pin-dir DIR  where the maps are pinned (default " PIN_DEFAULT ")\n"
 		"  -v             libbpf's messages (the verifier's log on a failed load)\n",
