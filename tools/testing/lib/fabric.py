@@ -144,8 +144,9 @@ class Fabric:
         self.tenant = {}	# host: (mark, line)
         self.converge = 0	# us
         self.burst = 4000	# us of a rated port's rate in its tbf bucket
-        self.pl2 = {}		# ("leaf"|"spine", N): (pl2-switch option words, line)
-        self.pl2_uplinks = {}	# ("leaf", N): True: its ports to the spines as uplinks
+        # ("leaf"|"spine", N): (pl2-switch option words, line, whether a
+        # leaf's ports towards the spines are uplinks)
+        self.pl2 = {}
         self.seen = {}
 
     def hosts(self):
@@ -254,16 +255,14 @@ def parse_line(fab, words, line):
         if node in fab.pl2:
             raise FabricError(line, "pl2 on %s given twice (first on line %d)"
                               % (words[1], fab.pl2[node][1]))
-        opts = words[2:]
-        if opts[:1] == ["uplinks"]:
-            if node[0] != "leaf":
-                raise FabricError(line, "uplinks: only a leaf has ports towards the spines, not %s"
-                                  % words[1])
-            fab.pl2_uplinks[node] = True
-            opts = opts[1:]
+        uplinks = words[2:3] == ["uplinks"]
+        opts = words[3:] if uplinks else words[2:]
+        if uplinks and node[0] != "leaf":
+            raise FabricError(line, "uplinks: only a leaf has ports towards the spines, not %s"
+                              % words[1])
         if "--uplink" in opts:
             raise FabricError(line, "pl2: say uplinks after the node, not --uplink")
-        fab.pl2[node] = (opts, line)
+        fab.pl2[node] = (opts, line, uplinks)
     elif key == "converge":
         once(fab, key, line)
         if len(words) != 2:
@@ -322,7 +321,7 @@ def parse(path):
             raise FabricError(line, "no link leaf%d-spine%d" % (leaf, spine))
         if fab.leaves < 2 or fab.spines < 2:
             raise FabricError(line, "sqr needs a backup: two leaves and two spines")
-    for (kind, i), (_, line) in fab.pl2.items():
+    for (kind, i), (_, line, _) in fab.pl2.items():
         most = {"leaf": fab.leaves, "spine": fab.spines}[kind]
         if i > most:
             raise FabricError(line, "no %s%d: the fabric has %d" % (kind, i, most))
@@ -612,7 +611,7 @@ def pl2_attach(fab, key, devs):
     port, a leaf's towards the spines as uplinks when asked"""
     if key not in fab.pl2:
         return []
-    words, uplinks = fab.pl2[key][0], fab.pl2_uplinks.get(key, False)
+    words, _, uplinks = fab.pl2[key]
     out = list(words)
     for d in devs:	# a leaf's ports towards the spines are sp1, sp2, ...
         out += ["--uplink", d] if uplinks and d.startswith("sp") else [d]
