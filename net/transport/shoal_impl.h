@@ -138,6 +138,13 @@ enum shoal_stat {
 	SHOAL_STAT_RX_TIMEOUT,		/* inbound messages forgotten, their
 					 * senders silent too long
 					 */
+	SHOAL_STAT_RX_GAVE_UP,		/* partial messages given up so that
+					 * others could complete: memory
+					 * held by partial ones alone
+					 */
+	SHOAL_STAT_TX_RESTARTED,	/* of ours, given up by the receiver:
+					 * sent again from the first byte
+					 */
 	SHOAL_STAT_NR
 };
 

@@ -555,6 +555,69 @@ static int shoal_tick_busy_word(struct shoal_tick_peers *p,
 	return SHOAL_BUSY_ALL;
 }
 
+/* Receive memory @m needs to complete: twice its missing bytes (a
+ * packet's memory is up to twice its payload, as shoal_sird_room()
+ * counts), and the page that room keeps back
+ */
+static u64 shoal_imsg_need(const struct shoal_imsg *m)
+{
+	return 2ULL * (m->rx.msg_len - shoal_rx_received(&m->rx)) + PAGE_SIZE;
+}
+
+/* Messages given up in one interval, at most: each is found by a walk
+ * of the receiving list, which is run in softirq
+ */
+#define SHOAL_GIVE_UP_MAX	16
+
+/* The partial messages alone hold all the memory the socket may have,
+ * and none of them can complete: nothing is ready for recvmsg() (whose
+ * read would free memory), no credit is out (whose data could complete
+ * one), and the message nearest completion (the fewest bytes missing,
+ * the one SRPT serves first) has been quiet for two intervals and needs
+ * more than the socket may still be charged.  Unscheduled bytes of many
+ * senders do this to a small SO_RCVBUF: each message arrives in part
+ * and the room credit needs is gone (four hosts' 60 KB messages into
+ * 256 KB: none arrived in a minute).  The messages
+ * missing the most are given up, as SRPT would serve them last, until
+ * that one fits: their memory is freed and their senders told BUSY
+ * NOTHELD | GAVE_UP, upon which they send them again, all under credit.
+ * Messages holding no data free nothing and are kept.  PL2's senders
+ * keep their bursts reserved at the switch: not done for PL2.
+ */
+static void shoal_in_give_up(struct shoal_sock *ss, struct sk_buff_head *q)
+{
+	struct sock *sk = &ss->inet.sk;
+	struct shoal_imsg *m, *best = NULL, *victim;
+	u32 n;
+
+	if (ss->pl2 || ss->nr_receiving < 2 || !list_empty(&ss->ready) ||
+	    READ_ONCE(ss->credit_out))
+		return;
+	list_for_each_entry(m, &ss->in_list, node)
+		if (!best || shoal_imsg_need(m) < shoal_imsg_need(best))
+			best = m;
+	if (best->quiet < 2)
+		return;
+	for (n = 0; n < SHOAL_GIVE_UP_MAX; n++) {
+		if (shoal_imsg_need(best) <= (u64)shoal_rmem_room(sk))
+			break;
+		victim = NULL;
+		list_for_each_entry(m, &ss->in_list, node)
+			if (m != best && !skb_queue_empty(&m->skbs) &&
+			    (!victim ||
+			     shoal_imsg_need(m) > shoal_imsg_need(victim)))
+				victim = m;
+		if (!victim)
+			break;
+		shoal_in_ctrl(ss, victim, SHOAL_T_BUSY, 0,
+			      SHOAL_BUSY_NOTHELD | SHOAL_BUSY_GAVE_UP, q);
+		shoal_imsg_free(ss, victim);
+		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_GAVE_UP);
+	}
+	if (n)
+		shoal_sird_kick(&ss->sn->sird);
+}
+
 /* A resend interval passed, under ss->lock: quiet messages give their
  * credit out back (it was lost) and ask for what is missing, or tell their
  * senders they wait for credit; messages whose sender went silent are
@@ -633,6 +696,7 @@ void shoal_in_tick(struct shoal_sock *ss, struct sk_buff_head *q)
 			break;
 		shoal_done_free(ss, d);
 	}
+	shoal_in_give_up(ss, q);
 }
 
 /* Whether message @id of @src is one this socket is receiving */

@@ -483,12 +483,19 @@ static void shoal_omsg_hush(struct shoal_omsg *m, u32 wait,
  * to others), and its probes, one every two intervals, ask for credit
  * from its first byte until the receiver takes it.  Sending the prefix
  * again unasked would add to the queue of a receiver that said it is
- * full.  PL2's messages keep their bursts: the answer is only news.
+ * full.  With @gave_up the receiver had taken @m and dropped what it had
+ * of it (shoal_in_give_up()): credit it gave is void, and @m starts
+ * again all the same.  PL2's messages keep their bursts: the answer is
+ * only news.
  */
-static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m)
+static void shoal_omsg_notheld(struct shoal_sock *ss, struct shoal_omsg *m,
+			       bool gave_up)
 {
-	if (m->credited)
+	if (m->credited && !gave_up)
 		return;
+	if (gave_up && !ss->pl2)
+		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RESTARTED);
+	m->credited = false;
 	m->answered = false;	/* not held: BUSY ALL does not cover it */
 	/* a receiver that keeps refusing is asked less often: again after
 	 * 2, 3, 5, then 9 intervals (SHOAL_BUSY_EVERY + 1)
@@ -674,7 +681,8 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 		return;
 	case SHOAL_T_BUSY:
 		if (pkt->word & SHOAL_BUSY_NOTHELD) {
-			shoal_omsg_notheld(ss, m);
+			shoal_omsg_notheld(ss, m, pkt->word &
+					   SHOAL_BUSY_GAVE_UP);
 			return;
 		}
 		shoal_omsg_hush(m, SHOAL_BUSY_WAIT(pkt->word),

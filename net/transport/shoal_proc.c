@@ -72,6 +72,8 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_ICMP_IGNORED] = "rx_icmp_ignored",
 	[SHOAL_STAT_RX_HOST_GONE] = "rx_host_gone",
 	[SHOAL_STAT_RX_TIMEOUT] = "rx_timeout",
+	[SHOAL_STAT_RX_GAVE_UP] = "rx_gave_up",
+	[SHOAL_STAT_TX_RESTARTED] = "tx_restarted",
 };
 
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)

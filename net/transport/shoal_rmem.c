@@ -91,6 +91,17 @@ bool shoal_rmem_short(struct sock *sk)
 			    READ_ONCE(sk->sk_forward_alloc));
 }
 
+/* Bytes @sk may still be charged for what it receives, as far as it can
+ * tell now: what SO_RCVBUF leaves, and nothing while its memory is short
+ */
+long shoal_rmem_room(struct sock *sk)
+{
+	if (shoal_rmem_short(sk))
+		return 0;
+	return max(0, READ_ONCE(sk->sk_rcvbuf) -
+		      atomic_read(&sk->sk_rmem_alloc));
+}
+
 /* Charge @size bytes @ss received: 0, -ENOBUFS over SO_RCVBUF, -ENOSPC
  * when the protocol or the cgroup has no room (or the socket is owned)
  */

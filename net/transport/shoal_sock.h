@@ -293,6 +293,7 @@ void shoal_reply(struct shoal_net *sn, const struct shoal_wire_pkt *pkt,
 		 u16 sport, u8 type, u32 word, struct sk_buff_head *q);
 /* shoal_rmem.c */
 bool shoal_rmem_short(struct sock *sk);
+long shoal_rmem_room(struct sock *sk);
 int shoal_rmem_charge(struct shoal_sock *ss, int size);
 void shoal_rmem_uncharge(struct shoal_sock *ss, int size);
 void shoal_rmem_release_cb(struct sock *sk);

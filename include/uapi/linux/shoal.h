@@ -61,10 +61,13 @@
  *		sender must not time it out.  word SHOAL_BUSY_NOTHELD:
  *		the receiver is alive but cannot take the message yet (it
  *		receives too many, or its memory is full); the sender asks
- *		again later, all of it under credit.  word SHOAL_BUSY_ALL:
- *		the same holds for every other message of the sending
- *		socket to this receiver that the receiver answered before
- *		(one BUSY a resend interval covers a socket's backlog).
+ *		again later, all of it under credit, and with
+ *		SHOAL_BUSY_GAVE_UP also if it was given credit (the
+ *		receiver dropped what it had, to free memory for others).
+ *		word SHOAL_BUSY_ALL: the same holds for every other
+ *		message of the sending socket to this receiver that the
+ *		receiver answered before (one BUSY a resend interval
+ *		covers a socket's backlog).
  *		SHOAL_BUSY_WAIT(word): the intervals until the receiver's
  *		next BUSY about it (a long wait is told less often).
  *  UNKNOWN	the receiver will not take this message; word: why, an
@@ -88,6 +91,10 @@
 #define SHOAL_BUSY_NOTHELD	0x1	/* not taken yet: ask again later */
 #define SHOAL_BUSY_ALL		0x2	/* and every message of the sending
 					 * socket the receiver told of before
+					 */
+#define SHOAL_BUSY_GAVE_UP	0x4	/* with NOTHELD: the receiver dropped
+					 * what it had of the message, even
+					 * if it gave credit for it
 					 */
 #define SHOAL_BUSY_WAIT_SHIFT	8	/* bits 8-15: resend intervals until
 					 * the receiver's next BUSY about the
