@@ -19,6 +19,12 @@ source "$HERE/../lib/topo.sh"
 source "$HERE/../lib/sqr.sh"
 
 HELD=/sys/module/sch_sqr/parameters/held_pkts
+# a copy's hold: sqr's longest (1 s); on a slower kernel (make
+# check-debug) the fail queue is held longer, up to sqr's longest (10 s),
+# to outlive the reads and commands between the checks
+F=${SHOAL_TIMEOUT_FACTOR:-1}
+HOLD=1s
+MAX_HOLD=$((5 * F < 10 ? 5 * F : 10))s
 BUFS=/sys/module/sch_sqr/parameters/buffers
 
 topo_modules sch_sqr
@@ -42,7 +48,7 @@ held_now()
 }
 
 # 1. delete while copies are held
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms || topo_die "sqr"
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms || topo_die "sqr"
 traffic 300
 # the count first: the ring only shrinks from here (the first copies
 # expire about a second after they were taken, as slow as reads are here)
@@ -54,7 +60,7 @@ sw tc qdisc del dev r0 root
 tap_ok "$(held_now) == 0" "delete with copies held: none left ($(cat "$HELD"))"
 
 # 2. replace while copies are held, as clones this time
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms copy_max 0 || topo_die "sqr"
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms copy_max 0 || topo_die "sqr"
 traffic 300
 eval "$(sqr_counters)"
 tap_ok "cloned >= 100 && cloned == cached" "copy_max 0: every copy a clone ($cloned of $cached)"
@@ -65,7 +71,7 @@ tap_ok "$? == 0 && $(held_now) == 0" "replace by pfifo with clones held: none le
 # the oldest that no longer fit are dropped (counted as backstop), the
 # rest kept.  No read in between: under TCG a read takes long enough for
 # the copies' hold to run out.
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms || topo_die "sqr"
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms || topo_die "sqr"
 traffic 300
 sw tc qdisc change dev r0 root sqr ring_bytes 1mb
 sw tc qdisc change dev r0 root sqr ring_bytes 8kb copy_max 1kb
@@ -84,7 +90,7 @@ sw tc qdisc del dev r0 root
 
 # 3. a failure on the same port, its release waiting for the port: the
 # copies and the new packets sit in the fail queue; then the delete
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s || topo_die "sqr"
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms max_hold $MAX_HOLD || topo_die "sqr"
 traffic 200
 sw tc qdisc change dev r0 root sqr force down
 traffic 100
@@ -99,7 +105,7 @@ tap_ok "$(held_now) == 0" "delete with a fail queue held: none left"
 # the FIB still sends there into the fail queue (same port: the release
 # waits for the port); then the delete, while the port is detached.
 sqr_keep_routes
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s || topo_die "sqr"
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms max_hold $MAX_HOLD || topo_die "sqr"
 traffic 100
 rx ip link set eth0 down
 sqr_r0_wait NO-CARRIER
@@ -114,7 +120,7 @@ sqr_r0_wait LOWER_UP
 
 # 4. the backup device goes away while packets wait for it: b0 is down,
 # so the release waits (event release: as soon as the backup is up)
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s \
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms max_hold $MAX_HOLD \
 	backup b0 dmac 02:00:00:00:00:b1 release event || topo_die "sqr backup"
 sw ip link set b0 down
 traffic 200
@@ -138,7 +144,7 @@ sw tc qdisc del dev r0 root
 tap_ok "$(held_now) == 0" "none left after the backup went away"
 
 # 5. the namespace goes, with copies and a fail queue held
-sw tc qdisc replace dev r0 root handle 1: sqr hold 1s poll 1ms max_hold 5s || topo_die "sqr"
+sw tc qdisc replace dev r0 root handle 1: sqr hold $HOLD poll 1ms max_hold $MAX_HOLD || topo_die "sqr"
 traffic 200
 sw tc qdisc change dev r0 root sqr force down
 traffic 50
