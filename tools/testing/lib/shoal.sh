@@ -72,7 +72,8 @@ shoal_stats_vars()
 }
 
 # shoal_recv NS PORT COUNT OUT [CGROUP]: tools/testing/lib/shoal_msgs.py
-# receiving COUNT messages on PORT in namespace NS (60 s at most; in the
+# receiving COUNT messages on PORT in namespace NS (60 s at most, times
+# SHOAL_TIMEOUT_FACTOR on a slower kernel; in the
 # cgroup v2 directory CGROUP if one is named), its JSON to OUT, in the
 # background; returns once its socket is bound, its pid in recv_pid.
 # SHOAL_RCVBUF and SHOAL_READ_DELAY in the environment reach it.
@@ -82,7 +83,8 @@ shoal_recv()
 
 	rm -f "$TOPO_TMP/recv.ready"
 	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' \
-		sh "${5:-}" ip netns exec "$1" "$SHOAL_MSGS" recv "$2" "$3" 60 \
+		sh "${5:-}" ip netns exec "$1" "$SHOAL_MSGS" recv "$2" "$3" \
+		$((60 * ${SHOAL_TIMEOUT_FACTOR:-1})) \
 		"$TOPO_TMP/recv.ready" >"$4" &
 	# shellcheck disable=SC2034	# the caller waits for it
 	recv_pid=$!
