@@ -20,85 +20,119 @@ COUNT=${BENCH_COUNT:-20000}
 DIR=${VM_OUT:-/tmp}/bench
 mkdir -p "$DIR"
 
-topo_modules sch_trim sch_afq sch_calq
-modprobe -a sch_fq_codel sch_fq sch_sfq
-topo_init bench
-topo_build 1 >/dev/null
-
-# measure NAME SIZE ROOT [CHILD]: one run, appends "NAME pps delivered
-# trimmed".  QDISC is the root of the switch port, CHILD its child (tbf).
-measure()
+# BENCH_PARTS: the parts to run, as words (globs too: 'fabric*'), of pps
+# flows fair fct sqr sqr-fct shoal shoal-trim pl2 fabric fabric-ndp
+# fabric-sqr fabric-afq fabric-pl2 fabric-sird; empty: all of them
+part_wanted()
 {
-	local name=$1 size=$2 d=$DIR/run
+	local w
 
-	# shellcheck disable=SC2086	# the specs are word lists
-	ip netns exec "$TOPO_SW" tc qdisc replace dev r0 root handle 1: $3 ||
-		topo_die "cannot set up $3"
-	# shellcheck disable=SC2086
-	[ -z "${4:-}" ] || ip netns exec "$TOPO_SW" tc qdisc add dev r0 parent 1:1 $4 ||
-		topo_die "cannot set up $4"
-	topo_run "$d" 1 4 --idle 1000 --timeout 120 --expect "$COUNT" -- \
-		--count "$COUNT" --size "$size" >/dev/null 2>&1
-	echo "$name $(jget "$d/blast-1.json" pps) $((s_whole + s_trimmed)) $s_trimmed ${r:-0}" \
-		>>"$DIR/samples"
-	ip netns exec "$TOPO_SW" tc qdisc del dev r0 root
+	[ -z "${BENCH_PARTS:-}" ] && return 0
+	for w in $BENCH_PARTS; do
+		# shellcheck disable=SC2053	# a glob is meant
+		[[ $1 == $w ]] && return 0
+	done
+	return 1
 }
 
-: >"$DIR/samples"
-# Trimming half the packets needs a link at about half the rate the sender
-# reaches through it; pfifo under the same tbf drops that half instead.
-# Calibrate: start from half the unshaped rate, then scale by the share of
-# packets that arrived whole, until about half do.
-measure probe 1000 "pfifo limit 10000"
-measure probe 1000 "pfifo limit 10000"
-half=$(tail -n 1 "$DIR/samples" | awk '{ printf "%d", $2 * (1000 + 32 + 8 + 20 + 14) * 8 / 2 }')
-for try in 1 2 3 4; do
-	: >"$DIR/samples"
-	measure probe 1000 "tbf rate ${half}bit burst 32k limit 1m" \
-		"trim limit 12 hdr_limit 10000"
-	whole=$(awk -v n="$COUNT" '{ printf "%.3f", ($3 - $4) / n }' "$DIR/samples")
-	echo "calibration $try: link ${half}bit, $whole of the packets whole" >&2
-	awk -v w="$whole" 'BEGIN { exit !(w > 0.35 && w < 0.65) }' && break
-	half=$(awk -v h="$half" -v w="$whole" \
-		'BEGIN { w = w < 0.05 ? 0.05 : w; printf "%d", h * 0.5 / w }')
-done
-: >"$DIR/samples"
-# One configuration per line: NAME SIZE ROOT [CHILD].  "Fast" puts the
-# qdisc under a tbf that never limits, so every packet takes the enqueue
-# and dequeue path (at the root, pfifo, fq_codel and trim let a packet that
-# finds them empty go straight to the device; afq does, and calq does with
-# a logical calendar, a rank that needs no clock and no horizon drop).
-link="tbf rate ${half}bit burst 32k limit 1m"
-fast="tbf rate 10gbit burst 1m limit 10m"
-CONFIGS=(
-	"pfifo|64|pfifo limit 10000|"
-	"fq_codel|64|fq_codel|"
-	"trim|64|trim limit 10000|"
-	"fast-pfifo|64|$fast|pfifo limit 10000"
-	"fast-trim|64|$fast|trim limit 10000"
-	"fq|64|fq|"
-	"sfq|64|sfq|"
-	"afq|64|afq limit 10000|"
-	"calq|64|calq limit 10000 horizon clamp|"
-	"calq-drop|64|calq limit 10000|"
-	"fast-fq_codel|64|$fast|fq_codel"
-	"fast-fq|64|$fast|fq"
-	"fast-sfq|64|$fast|sfq"
-	"fast-afq|64|$fast|afq limit 10000"
-	"fast-calq|64|$fast|calq limit 10000"
-	"tbf-pfifo|1000|$link|pfifo limit 12"
-	"tbf-trim|1000|$link|trim limit 12 hdr_limit 10000"
-)
-# rotate the order every round: no configuration always runs first
-for r in $(seq 1 "$ROUNDS"); do
-	echo "round $r of $ROUNDS" >&2
-	for ((i = 0; i < ${#CONFIGS[@]}; i++)); do
-		IFS='|' read -r name size root child <<<"${CONFIGS[(i + r) % ${#CONFIGS[@]}]}"
-		measure "$name" "$size" "$root" "$child"
-	done
-done
+# run_part NAME: the part, if wanted; the script's status is the last
+# part's that ran
+status=0
+run_part()
+{
+	part_wanted "$1" || return 0
+	if [ "$1" = pps ]; then
+		pps_part
+	else
+		"$TREE/scripts/guest/bench-$1.sh"
+	fi
+	status=$?
+}
 
-python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS" "$half"
+topo_modules sch_trim sch_afq sch_calq
+modprobe -a sch_fq_codel sch_fq sch_sfq
+# the packets-per-second part (BENCH_PARTS word: pps)
+pps_part()
+{
+	topo_init bench
+	topo_build 1 >/dev/null
+
+	# measure NAME SIZE ROOT [CHILD]: one run, appends "NAME pps delivered
+	# trimmed".  QDISC is the root of the switch port, CHILD its child (tbf).
+	measure()
+	{
+		local name=$1 size=$2 d=$DIR/run
+
+		# shellcheck disable=SC2086	# the specs are word lists
+		ip netns exec "$TOPO_SW" tc qdisc replace dev r0 root handle 1: $3 ||
+			topo_die "cannot set up $3"
+		# shellcheck disable=SC2086
+		[ -z "${4:-}" ] || ip netns exec "$TOPO_SW" tc qdisc add dev r0 parent 1:1 $4 ||
+			topo_die "cannot set up $4"
+		topo_run "$d" 1 4 --idle 1000 --timeout 120 --expect "$COUNT" -- \
+			--count "$COUNT" --size "$size" >/dev/null 2>&1
+		echo "$name $(jget "$d/blast-1.json" pps) $((s_whole + s_trimmed)) $s_trimmed ${r:-0}" \
+			>>"$DIR/samples"
+		ip netns exec "$TOPO_SW" tc qdisc del dev r0 root
+	}
+
+	: >"$DIR/samples"
+	# Trimming half the packets needs a link at about half the rate the sender
+	# reaches through it; pfifo under the same tbf drops that half instead.
+	# Calibrate: start from half the unshaped rate, then scale by the share of
+	# packets that arrived whole, until about half do.
+	measure probe 1000 "pfifo limit 10000"
+	measure probe 1000 "pfifo limit 10000"
+	half=$(tail -n 1 "$DIR/samples" | awk '{ printf "%d", $2 * (1000 + 32 + 8 + 20 + 14) * 8 / 2 }')
+	for try in 1 2 3 4; do
+		: >"$DIR/samples"
+		measure probe 1000 "tbf rate ${half}bit burst 32k limit 1m" \
+			"trim limit 12 hdr_limit 10000"
+		whole=$(awk -v n="$COUNT" '{ printf "%.3f", ($3 - $4) / n }' "$DIR/samples")
+		echo "calibration $try: link ${half}bit, $whole of the packets whole" >&2
+		awk -v w="$whole" 'BEGIN { exit !(w > 0.35 && w < 0.65) }' && break
+		half=$(awk -v h="$half" -v w="$whole" \
+			'BEGIN { w = w < 0.05 ? 0.05 : w; printf "%d", h * 0.5 / w }')
+	done
+	: >"$DIR/samples"
+	# One configuration per line: NAME SIZE ROOT [CHILD].  "Fast" puts the
+	# qdisc under a tbf that never limits, so every packet takes the enqueue
+	# and dequeue path (at the root, pfifo, fq_codel and trim let a packet that
+	# finds them empty go straight to the device; afq does, and calq does with
+	# a logical calendar, a rank that needs no clock and no horizon drop).
+	link="tbf rate ${half}bit burst 32k limit 1m"
+	fast="tbf rate 10gbit burst 1m limit 10m"
+	CONFIGS=(
+		"pfifo|64|pfifo limit 10000|"
+		"fq_codel|64|fq_codel|"
+		"trim|64|trim limit 10000|"
+		"fast-pfifo|64|$fast|pfifo limit 10000"
+		"fast-trim|64|$fast|trim limit 10000"
+		"fq|64|fq|"
+		"sfq|64|sfq|"
+		"afq|64|afq limit 10000|"
+		"calq|64|calq limit 10000 horizon clamp|"
+		"calq-drop|64|calq limit 10000|"
+		"fast-fq_codel|64|$fast|fq_codel"
+		"fast-fq|64|$fast|fq"
+		"fast-sfq|64|$fast|sfq"
+		"fast-afq|64|$fast|afq limit 10000"
+		"fast-calq|64|$fast|calq limit 10000"
+		"tbf-pfifo|1000|$link|pfifo limit 12"
+		"tbf-trim|1000|$link|trim limit 12 hdr_limit 10000"
+	)
+	# rotate the order every round: no configuration always runs first
+	for r in $(seq 1 "$ROUNDS"); do
+		echo "round $r of $ROUNDS" >&2
+		for ((i = 0; i < ${#CONFIGS[@]}; i++)); do
+			IFS='|' read -r name size root child <<<"${CONFIGS[(i + r) % ${#CONFIGS[@]}]}"
+			measure "$name" "$size" "$root" "$child"
+		done
+	done
+
+	python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS" "$half"
+}
+
 
 # per-packet cost against the number of flows, fairness against the number
 # of flows, flow completion times against load, then sqr: its cost and
@@ -111,17 +145,19 @@ python3 "$TREE/scripts/lib/bench_pps_report.py" "$DIR/samples" "$COUNT" "$ROUNDS
 # on a two-tier fabric of afq against TCP's, then PL2 against cubic under
 # incasts across a fabric, then SIRD's configurations and ablations on
 # one; each runs its own fabric
-"$TREE/scripts/guest/bench-flows.sh"
-"$TREE/scripts/guest/bench-fair.sh"
-"$TREE/scripts/guest/bench-fct.sh"
-"$TREE/scripts/guest/bench-sqr.sh"
-"$TREE/scripts/guest/bench-sqr-fct.sh"
-"$TREE/scripts/guest/bench-shoal.sh"
-"$TREE/scripts/guest/bench-shoal-trim.sh"
-"$TREE/scripts/guest/bench-pl2.sh"
-"$TREE/scripts/guest/bench-fabric.sh"
-"$TREE/scripts/guest/bench-fabric-ndp.sh"
-"$TREE/scripts/guest/bench-fabric-sqr.sh"
-"$TREE/scripts/guest/bench-fabric-afq.sh"
-"$TREE/scripts/guest/bench-fabric-pl2.sh"
-"$TREE/scripts/guest/bench-fabric-sird.sh"
+run_part pps
+run_part flows
+run_part fair
+run_part fct
+run_part sqr
+run_part sqr-fct
+run_part shoal
+run_part shoal-trim
+run_part pl2
+run_part fabric
+run_part fabric-ndp
+run_part fabric-sqr
+run_part fabric-afq
+run_part fabric-pl2
+run_part fabric-sird
+exit "$status"
