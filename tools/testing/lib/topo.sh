@@ -106,13 +106,21 @@ topo_nap()
 }
 
 # topo_modules [MODULE...]: our qdisc modules from this tree (default
-# sch_trim), tbf from the kernel.
+# sch_trim), any other (sch_netem) and tbf from the kernel (a module, or
+# built in as on the debug kernel).
 topo_modules()
 {
 	local m
 
 	for m in "${@:-sch_trim}"; do
 		grep -q "^$m " /proc/modules && continue
+		case $m in
+		sch_trim | sch_afq | sch_calq | sch_sqr) ;;
+		*)
+			modprobe "$m" || topo_die "modprobe $m failed"
+			continue
+			;;
+		esac
 		insmod "$TREE/net/sched/$m.ko" ||
 			topo_die "insmod $TREE/net/sched/$m.ko failed (make modules?)"
 	done

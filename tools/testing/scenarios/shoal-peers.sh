@@ -148,7 +148,7 @@ for i in "${!runs[@]}"; do
 	ctl0=$(($(control "$C") + $(control "$S")))
 	pk0=$(($(shoal_stat "$C" tx_packets) + $(shoal_stat "$S" tx_packets)))
 	"$BIN" -C "/run/netns/$C" -S "/run/netns/$S" -n "$N" -p $port \
-		-w "$wave" "${opt[@]}" -t 60 >"$out" 2>&1
+		-w "$wave" "${opt[@]}" -t $((60 * ${SHOAL_TIMEOUT_FACTOR:-1})) >"$out" 2>&1
 	status=$?
 	ctl=$(($(control "$C") + $(control "$S") - ctl0))
 	pk=$(($(shoal_stat "$C" tx_packets) + $(shoal_stat "$S" tx_packets) - pk0))
