@@ -25,6 +25,7 @@
 #include <linux/shoal.h>
 
 #include "kselftest_harness.h"
+#include "../lib/shoal_selftest.h"
 
 #define MiB		(1024 * 1024)
 #define WAIT_S		20	/* SO_RCVTIMEO: a lost message fails */
@@ -78,64 +79,6 @@ static int bind_any(int fd, int family)
 	if (family == AF_INET6)
 		return bind(fd, (struct sockaddr *)&a6, sizeof(a6));
 	return bind(fd, (struct sockaddr *)&a4, sizeof(a4));
-}
-
-/* sendmsg() of @len bytes of @buf to @to, with @args if not NULL */
-static ssize_t send_msg(int fd, const void *to, socklen_t tolen,
-			const void *buf, size_t len,
-			const struct shoal_send_args *args, int flags)
-{
-	char ctl[CMSG_SPACE(sizeof(*args))] = { 0 };
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = {
-		.msg_name = (void *)to,
-		.msg_namelen = tolen,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	struct cmsghdr *c;
-
-	if (args) {
-		msg.msg_control = ctl;
-		msg.msg_controllen = sizeof(ctl);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SHOAL;
-		c->cmsg_type = SHOAL_CMSG_SEND;
-		c->cmsg_len = CMSG_LEN(sizeof(*args));
-		memcpy(CMSG_DATA(c), args, sizeof(*args));
-	}
-	return sendmsg(fd, &msg, flags);
-}
-
-/* recvmsg() into @buf; *@info and *@from filled */
-static ssize_t recv_msg(int fd, void *buf, size_t len, int flags,
-			struct shoal_recv_info *info,
-			struct sockaddr_storage *from, int *msg_flags)
-{
-	char ctl[CMSG_SPACE(sizeof(*info))];
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr msg = {
-		.msg_name = from,
-		.msg_namelen = from ? sizeof(*from) : 0,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl,
-		.msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
-
-	memset(info, 0xff, sizeof(*info));
-	n = recvmsg(fd, &msg, flags);
-	if (n < 0)
-		return n;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SHOAL &&
-		    c->cmsg_type == SHOAL_CMSG_RECV)
-			memcpy(info, CMSG_DATA(c), sizeof(*info));
-	if (msg_flags)
-		*msg_flags = msg.msg_flags;
-	return n;
 }
 
 static void fill(uint8_t *p, size_t len, unsigned int seed)
@@ -247,10 +190,10 @@ TEST_F(pair, one_byte)
 	char c = 'x', got = 0;
 
 	args.id_addr = (uintptr_t)&id;
-	ASSERT_EQ(1, send_msg(self->cli, &self->to, sizeof(self->to), &c, 1,
-			      &args, 0));
+	ASSERT_EQ(1, shoal_send_args(self->cli, &self->to, sizeof(self->to), &c, 1,
+			             &args, 0));
 	ASSERT_NE(0, id);
-	ASSERT_EQ(1, recv_msg(self->srv, &got, 1, 0, &info, &from, NULL));
+	ASSERT_EQ(1, shoal_recv_info(self->srv, &got, 1, 0, &info, &from, NULL));
 	EXPECT_EQ('x', got);
 	EXPECT_EQ(id, info.id);
 	EXPECT_EQ(0, info.flags);
@@ -276,8 +219,9 @@ static int recv_stamped(FIXTURE_DATA(pair) *self, size_t len, int *type,
 	struct cmsghdr *c;
 
 	fill((uint8_t *)buf, len, 7);
-	if (send_msg(self->cli, &self->to, sizeof(self->to), buf, len, NULL,
-		     0) != (ssize_t)len || recvmsg(self->srv, &msg, 0) != (ssize_t)len)
+	if (shoal_send_args(self->cli, &self->to, sizeof(self->to), buf, len,
+			    NULL, 0) != (ssize_t)len ||
+	    recvmsg(self->srv, &msg, 0) != (ssize_t)len)
 		return -1;
 	*type = 0;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
@@ -355,13 +299,13 @@ TEST_F(pair, boundaries)
 		fill(want, sizes[i], i);
 		args.id_addr = (uintptr_t)&ids[i];
 		ASSERT_EQ((ssize_t)sizes[i],
-			  send_msg(self->cli, &self->to, sizeof(self->to),
-				   want, sizes[i], &args, 0));
+			  shoal_send_args(self->cli, &self->to, sizeof(self->to),
+				          want, sizes[i], &args, 0));
 		for (j = 0; j < i; j++)
 			EXPECT_NE(ids[j], ids[i]);
 	}
 	for (i = 0; i < n; i++) {
-		got = recv_msg(self->srv, buf, 300000, 0, &info, NULL, NULL);
+		got = shoal_recv_info(self->srv, buf, 300000, 0, &info, NULL, NULL);
 		ASSERT_GT(got, 0) TH_LOG("message %zu: %s", i, strerror(errno));
 		for (j = 0; j < n && ids[j] != info.id; j++)
 			;
@@ -397,12 +341,12 @@ TEST_F(pair, max_size)
 	ASSERT_EQ(0, setsockopt(self->srv, SOL_SOCKET, SO_RCVBUFFORCE, &rcv,
 				sizeof(rcv)));
 	fill(want, max, 5);
-	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), want,
-			       max + 1, NULL, 0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &self->to, sizeof(self->to), want,
+			              max + 1, NULL, 0));
 	EXPECT_EQ(EMSGSIZE, errno);
-	ASSERT_EQ(max, send_msg(self->cli, &self->to, sizeof(self->to), want,
-				max, NULL, 0));
-	got = recv_msg(self->srv, buf, max + 1, 0, &info, NULL, &flags);
+	ASSERT_EQ(max, shoal_send_args(self->cli, &self->to, sizeof(self->to), want,
+				       max, NULL, 0));
+	got = shoal_recv_info(self->srv, buf, max + 1, 0, &info, NULL, &flags);
 	ASSERT_EQ(max, got) TH_LOG("recvmsg: %s", strerror(errno));
 	EXPECT_EQ(0, flags & MSG_TRUNC);
 	EXPECT_EQ(0, memcmp(buf, want, max));
@@ -423,20 +367,20 @@ TEST_F(pair, rpc)
 	for (i = 0; i < 3; i++) {
 		args.flags = SHOAL_MSG_REQUEST;
 		args.id_addr = (uintptr_t)&req_id;
-		ASSERT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to),
-				      "ping", 4, &args, 0));
-		ASSERT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
-				      &from, NULL));
+		ASSERT_EQ(4, shoal_send_args(self->cli, &self->to, sizeof(self->to),
+				             "ping", 4, &args, 0));
+		ASSERT_EQ(4, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+				             &from, NULL));
 		EXPECT_EQ(SHOAL_MSG_REQUEST, info.flags);
 		EXPECT_EQ(req_id, info.id);
 		args.flags = SHOAL_MSG_RESPONSE;
 		args.reply_to = info.id;
 		args.id_addr = (uintptr_t)&resp_id;
-		ASSERT_EQ(4, send_msg(self->srv, &from, sizeof(from), "pong",
-				      4, &args, 0));
+		ASSERT_EQ(4, shoal_send_args(self->srv, &from, sizeof(from), "pong",
+				             4, &args, 0));
 		EXPECT_EQ(req_id, resp_id);
-		ASSERT_EQ(4, recv_msg(self->cli, buf, sizeof(buf), 0, &info,
-				      NULL, NULL));
+		ASSERT_EQ(4, shoal_recv_info(self->cli, buf, sizeof(buf), 0, &info,
+				             NULL, NULL));
 		EXPECT_EQ(SHOAL_MSG_RESPONSE, info.flags);
 		EXPECT_EQ(req_id, info.id);
 		EXPECT_EQ(0, memcmp(buf, "pong", 4));
@@ -458,10 +402,10 @@ TEST_F(pair, unpredictable_ids)
 
 	for (i = 0; i < N; i++) {
 		args.id_addr = (uintptr_t)&ids[i];
-		ASSERT_EQ(1, send_msg(self->cli, &self->to, sizeof(self->to),
-				      "x", 1, &args, 0));
-		ASSERT_EQ(1, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
-				      NULL, NULL));
+		ASSERT_EQ(1, shoal_send_args(self->cli, &self->to, sizeof(self->to),
+				             "x", 1, &args, 0));
+		ASSERT_EQ(1, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+				             NULL, NULL));
 		EXPECT_EQ(ids[i], info.id);
 		EXPECT_NE(0, ids[i]);
 		for (j = 0; j < i; j++)
@@ -487,8 +431,8 @@ TEST_F(pair, many_sockets)
 		fds[i] = sird_socket(AF_INET);
 		ASSERT_GE(fds[i], 0);
 		fill(want, LEN, i);
-		ASSERT_EQ(LEN, send_msg(fds[i], &self->to, sizeof(self->to),
-					want, LEN, NULL, 0));
+		ASSERT_EQ(LEN, shoal_send_args(fds[i], &self->to, sizeof(self->to),
+					       want, LEN, NULL, 0));
 		ports[i] = bound_port(fds[i]);
 		ASSERT_NE(0, ports[i]);
 	}
@@ -496,8 +440,8 @@ TEST_F(pair, many_sockets)
 		uint16_t p;
 		int j;
 
-		ASSERT_EQ(LEN, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
-					&from, NULL));
+		ASSERT_EQ(LEN, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+					       &from, NULL));
 		p = ntohs(((struct sockaddr_in *)&from)->sin_port);
 		for (j = 0; j < N && ports[j] != p; j++)
 			;
@@ -520,22 +464,22 @@ TEST_F(pair, nonblocking_poll)
 	char buf[16];
 	int fl;
 
-	EXPECT_EQ(-1, recv_msg(self->srv, buf, sizeof(buf), MSG_DONTWAIT,
-			       &info, NULL, NULL));
+	EXPECT_EQ(-1, shoal_recv_info(self->srv, buf, sizeof(buf), MSG_DONTWAIT,
+			              &info, NULL, NULL));
 	EXPECT_EQ(EAGAIN, errno);
 	fl = fcntl(self->srv, F_GETFL);
 	ASSERT_EQ(0, fcntl(self->srv, F_SETFL, fl | O_NONBLOCK));
-	EXPECT_EQ(-1, recv_msg(self->srv, buf, sizeof(buf), 0, &info, NULL,
-			       NULL));
+	EXPECT_EQ(-1, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info, NULL,
+			              NULL));
 	EXPECT_EQ(EAGAIN, errno);
 	ASSERT_EQ(1, poll(&p, 1, 0));
 	EXPECT_EQ(POLLOUT, p.revents);
-	ASSERT_EQ(5, send_msg(self->cli, &self->to, sizeof(self->to), "hello",
-			      5, NULL, MSG_DONTWAIT));
+	ASSERT_EQ(5, shoal_send_args(self->cli, &self->to, sizeof(self->to), "hello",
+			             5, NULL, MSG_DONTWAIT));
 	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
 	EXPECT_TRUE(p.revents & POLLIN);
-	EXPECT_EQ(5, recv_msg(self->srv, buf, sizeof(buf), 0, &info, NULL,
-			      NULL));
+	EXPECT_EQ(5, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info, NULL,
+			             NULL));
 	p.revents = 0;
 	ASSERT_EQ(1, poll(&p, 1, 0));
 	EXPECT_EQ(0, p.revents & POLLIN);
@@ -551,18 +495,18 @@ TEST_F(pair, truncated)
 	int flags = 0;
 
 	fill(want, sizeof(want), 9);
-	ASSERT_EQ(3000, send_msg(self->cli, &self->to, sizeof(self->to), want,
-				 3000, NULL, 0));
-	ASSERT_EQ(3000, send_msg(self->cli, &self->to, sizeof(self->to), want,
-				 3000, NULL, 0));
-	EXPECT_EQ(100, recv_msg(self->srv, buf, 100, 0, &info, NULL, &flags));
+	ASSERT_EQ(3000, shoal_send_args(self->cli, &self->to, sizeof(self->to), want,
+				        3000, NULL, 0));
+	ASSERT_EQ(3000, shoal_send_args(self->cli, &self->to, sizeof(self->to), want,
+				        3000, NULL, 0));
+	EXPECT_EQ(100, shoal_recv_info(self->srv, buf, 100, 0, &info, NULL, &flags));
 	EXPECT_TRUE(flags & MSG_TRUNC);
 	EXPECT_EQ(0, memcmp(buf, want, 100));
-	EXPECT_EQ(3000, recv_msg(self->srv, buf, 10, MSG_TRUNC, &info, NULL,
-				 &flags));
+	EXPECT_EQ(3000, shoal_recv_info(self->srv, buf, 10, MSG_TRUNC, &info, NULL,
+				        &flags));
 	EXPECT_TRUE(flags & MSG_TRUNC);
-	EXPECT_EQ(-1, recv_msg(self->srv, buf, 10, MSG_DONTWAIT, &info, NULL,
-			       NULL));
+	EXPECT_EQ(-1, shoal_recv_info(self->srv, buf, 10, MSG_DONTWAIT, &info, NULL,
+			              NULL));
 	EXPECT_EQ(EAGAIN, errno);
 }
 
@@ -573,28 +517,29 @@ TEST_F(pair, bad_calls)
 	struct sockaddr_in zero = loop4(0);
 	struct shoal_send_args args = { .flags = 3 };
 	struct sockaddr sa = { .sa_family = AF_UNIX };
+	struct shoal_recv_info info;
 	char buf[8];
 
-	EXPECT_EQ(-1, send_msg(self->cli, NULL, 0, "x", 1, NULL, 0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, NULL, 0, "x", 1, NULL, 0));
 	EXPECT_EQ(EDESTADDRREQ, errno);
-	EXPECT_EQ(-1, send_msg(self->cli, &sa, sizeof(sa), "x", 1, NULL, 0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &sa, sizeof(sa), "x", 1, NULL, 0));
 	EXPECT_EQ(EAFNOSUPPORT, errno);
-	EXPECT_EQ(-1, send_msg(self->cli, &six, sizeof(six), "x", 1, NULL,
-			       0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &six, sizeof(six), "x", 1, NULL,
+			              0));
 	EXPECT_EQ(EAFNOSUPPORT, errno);	/* an IPv4 socket */
-	EXPECT_EQ(-1, send_msg(self->cli, &zero, sizeof(zero), "x", 1, NULL,
-			       0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &zero, sizeof(zero), "x", 1, NULL,
+			              0));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, send_msg(self->cli, &self->to, 4, "x", 1, NULL, 0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &self->to, 4, "x", 1, NULL, 0));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), "x", 0,
-			       NULL, 0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &self->to, sizeof(self->to), "x", 0,
+			              NULL, 0));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), "x", 1,
-			       &args, 0));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &self->to, sizeof(self->to), "x", 1,
+			              &args, 0));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, send_msg(self->cli, &self->to, sizeof(self->to), "x", 1,
-			       NULL, MSG_OOB));
+	EXPECT_EQ(-1, shoal_send_args(self->cli, &self->to, sizeof(self->to), "x", 1,
+			              NULL, MSG_OOB));
 	EXPECT_EQ(EOPNOTSUPP, errno);
 	EXPECT_EQ(-1, recv(self->srv, buf, sizeof(buf), MSG_PEEK));
 	EXPECT_EQ(EOPNOTSUPP, errno);
@@ -608,9 +553,9 @@ TEST_F(pair, bad_calls)
 	EXPECT_EQ(-1, connect(self->srv, (struct sockaddr *)&self->to,
 			      sizeof(self->to)));
 	EXPECT_EQ(EOPNOTSUPP, errno);
-	EXPECT_EQ(-1, recv_msg(self->cli, buf, sizeof(buf),
-			       MSG_ERRQUEUE | MSG_DONTWAIT, (void *)buf, NULL,
-			       NULL));
+	EXPECT_EQ(-1, shoal_recv_info(self->cli, buf, sizeof(buf),
+				      MSG_ERRQUEUE | MSG_DONTWAIT, &info, NULL,
+				      NULL));
 	EXPECT_EQ(EAGAIN, errno);	/* nothing failed */
 	EXPECT_EQ(-1, socket(AF_INET, SOCK_STREAM, proto));
 }
@@ -631,12 +576,12 @@ TEST_F(pair, closed_peer)
 	close(self->srv);
 	self->srv = sird_socket(AF_INET);
 	args.id_addr = (uintptr_t)&id;
-	ASSERT_EQ(3, send_msg(self->cli, &to, sizeof(to), "abc", 3, &args,
-			      0));
+	ASSERT_EQ(3, shoal_send_args(self->cli, &to, sizeof(to), "abc", 3, &args,
+			             0));
 	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
 	EXPECT_TRUE(p.revents & POLLERR);
-	ASSERT_EQ(0, recv_msg(self->cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
-			      &from, NULL));
+	ASSERT_EQ(0, shoal_recv_info(self->cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			             &from, NULL));
 	EXPECT_EQ(id, info.id);
 	EXPECT_EQ(ECONNREFUSED, info.error);
 	EXPECT_EQ(self->srv_port,
@@ -659,8 +604,8 @@ static void rpc_lost(struct __test_metadata *_metadata, int *srv, int cli,
 	char buf[8];
 
 	args.id_addr = (uintptr_t)&id;
-	ASSERT_EQ(4, send_msg(cli, &to, sizeof(to), "ping", 4, &args, 0));
-	ASSERT_EQ(4, recv_msg(*srv, buf, sizeof(buf), 0, &info, &from, NULL));
+	ASSERT_EQ(4, shoal_send_args(cli, &to, sizeof(to), "ping", 4, &args, 0));
+	ASSERT_EQ(4, shoal_recv_info(*srv, buf, sizeof(buf), 0, &info, &from, NULL));
 	EXPECT_EQ(id, info.id);
 	close(*srv);
 	*srv = sird_socket(AF_INET);	/* the fixture closes it */
@@ -670,15 +615,15 @@ static void rpc_lost(struct __test_metadata *_metadata, int *srv, int cli,
 	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
 	EXPECT_TRUE(p.revents & POLLERR);
 	EXPECT_FALSE(p.revents & POLLIN);
-	ASSERT_EQ(0, recv_msg(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
-			      &from, NULL));
+	ASSERT_EQ(0, shoal_recv_info(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			             &from, NULL));
 	EXPECT_EQ(id, info.id);
 	EXPECT_EQ(SHOAL_MSG_REQUEST, info.flags);
 	EXPECT_EQ(ECONNRESET, info.error);
 	EXPECT_EQ(port, ntohs(((struct sockaddr_in *)&from)->sin_port));
 	/* the new socket took nothing for a message */
-	EXPECT_EQ(-1, recv_msg(*srv, buf, sizeof(buf), MSG_DONTWAIT, &info,
-			       NULL, NULL));
+	EXPECT_EQ(-1, shoal_recv_info(*srv, buf, sizeof(buf), MSG_DONTWAIT, &info,
+			              NULL, NULL));
 	EXPECT_EQ(EAGAIN, errno);
 }
 
@@ -712,10 +657,10 @@ TEST_F(pair, rpc_slow_server)
 	ASSERT_GT(ms, 0);
 	ASSERT_EQ(0, sysctl_write("timeout_resends", 7));
 	args.id_addr = (uintptr_t)&id;
-	ASSERT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to), "ping",
-			      4, &args, 0));
-	ASSERT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info, &from,
-			      NULL));
+	ASSERT_EQ(4, shoal_send_args(self->cli, &self->to, sizeof(self->to), "ping",
+			             4, &args, 0));
+	ASSERT_EQ(4, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info, &from,
+			             NULL));
 	/* 16 intervals of silence would fail it, 5 times that pass; a read
 	 * message is otherwise forgotten after 16 intervals.  The probes
 	 * (the only CREDIT_REQs here: "ping" asks for no credit) go 2, 6,
@@ -730,15 +675,15 @@ TEST_F(pair, rpc_slow_server)
 	args.flags = SHOAL_MSG_RESPONSE;
 	args.reply_to = info.id;
 	args.id_addr = 0;
-	ASSERT_EQ(4, send_msg(self->srv, &from, sizeof(from), "pong", 4,
-			      &args, 0));
-	ASSERT_EQ(4, recv_msg(self->cli, buf, sizeof(buf), 0, &info, NULL,
-			      NULL));
+	ASSERT_EQ(4, shoal_send_args(self->srv, &from, sizeof(from), "pong", 4,
+			             &args, 0));
+	ASSERT_EQ(4, shoal_recv_info(self->cli, buf, sizeof(buf), 0, &info, NULL,
+			             NULL));
 	EXPECT_EQ(SHOAL_MSG_RESPONSE, info.flags);
 	EXPECT_EQ(id, info.id);
 	EXPECT_EQ(0, memcmp(buf, "pong", 4));
-	EXPECT_EQ(-1, recv_msg(self->cli, buf, sizeof(buf), MSG_ERRQUEUE,
-			       &info, NULL, NULL));
+	EXPECT_EQ(-1, shoal_recv_info(self->cli, buf, sizeof(buf), MSG_ERRQUEUE,
+			              &info, NULL, NULL));
 	ASSERT_EQ(0, getsockopt(self->cli, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
 				&len));
 	EXPECT_EQ(1, st.tx_acked);
@@ -767,17 +712,17 @@ TEST_F(pair, read_names_small)
 				sizeof(rcvbuf)));
 	for (i = 0; i < 1000; i++) {
 		args.flags = SHOAL_MSG_REQUEST;
-		if (send_msg(self->cli, &self->to, sizeof(self->to), "q", 1,
-			     &args, 0) != 1 ||
-		    recv_msg(self->srv, buf, sizeof(buf), 0, &info, &from,
-			     NULL) != 1)
+		if (shoal_send_args(self->cli, &self->to, sizeof(self->to), "q",
+				    1, &args, 0) != 1 ||
+		    shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+				    &from, NULL) != 1)
 			break;
 		args.flags = SHOAL_MSG_RESPONSE;
 		args.reply_to = info.id;
-		if (send_msg(self->srv, &from, sizeof(from), "r", 1, &args,
-			     0) != 1 ||
-		    recv_msg(self->cli, buf, sizeof(buf), 0, &info, NULL,
-			     NULL) != 1)
+		if (shoal_send_args(self->srv, &from, sizeof(from), "r", 1,
+				    &args, 0) != 1 ||
+		    shoal_recv_info(self->cli, buf, sizeof(buf), 0, &info, NULL,
+				    NULL) != 1)
 			break;
 		done++;
 	}
@@ -799,11 +744,11 @@ TEST_F(pair, timeout)
 
 	to.sin_addr.s_addr = htonl(0xc0000201);	/* 192.0.2.1: no route */
 	ASSERT_EQ(0, sysctl_write("timeout_resends", 5));
-	ASSERT_EQ(3, send_msg(self->cli, &to, sizeof(to), "abc", 3, NULL, 0));
+	ASSERT_EQ(3, shoal_send_args(self->cli, &to, sizeof(to), "abc", 3, NULL, 0));
 	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
 	EXPECT_TRUE(p.revents & POLLERR);
-	EXPECT_EQ(0, recv_msg(self->cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
-			      NULL, NULL));
+	EXPECT_EQ(0, shoal_recv_info(self->cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			             NULL, NULL));
 	EXPECT_EQ(ETIMEDOUT, info.error);
 	sysctl_write("timeout_resends", n);
 	EXPECT_GT(ms, 0);
@@ -824,13 +769,13 @@ TEST(ipv6)
 	ASSERT_EQ(0, bind_any(srv, AF_INET6));
 	to.sin6_port = htons(bound_port(srv));
 	to.sin6_addr = in6addr_loopback;
-	ASSERT_EQ(6, send_msg(cli, &to, sizeof(to), "over 6", 6, NULL, 0));
-	ASSERT_EQ(6, recv_msg(srv, buf, sizeof(buf), 0, &info, &from, NULL));
+	ASSERT_EQ(6, shoal_send_args(cli, &to, sizeof(to), "over 6", 6, NULL, 0));
+	ASSERT_EQ(6, shoal_recv_info(srv, buf, sizeof(buf), 0, &info, &from, NULL));
 	EXPECT_EQ(0, memcmp(buf, "over 6", 6));
 	EXPECT_EQ(AF_INET6, from.ss_family);
 	to4 = loop4(bound_port(srv));
-	ASSERT_EQ(6, send_msg(cli, &to4, sizeof(to4), "over 4", 6, NULL, 0));
-	ASSERT_EQ(6, recv_msg(srv, buf, sizeof(buf), 0, &info, &from, NULL));
+	ASSERT_EQ(6, shoal_send_args(cli, &to4, sizeof(to4), "over 4", 6, NULL, 0));
+	ASSERT_EQ(6, shoal_recv_info(srv, buf, sizeof(buf), 0, &info, &from, NULL));
 	EXPECT_EQ(0, memcmp(buf, "over 4", 6));
 	close(srv);
 	close(cli);
@@ -859,22 +804,22 @@ TEST(family_filter)
 	to.sin6_port = htons(bound_port(srv4));
 	to.sin6_addr = in6addr_loopback;
 	to4 = loop4(bound_port(srv6));
-	ASSERT_EQ(1, send_msg(cli, &to, sizeof(to), "a", 1, NULL, 0));
-	ASSERT_EQ(1, send_msg(cli, &to4, sizeof(to4), "b", 1, NULL, 0));
+	ASSERT_EQ(1, shoal_send_args(cli, &to, sizeof(to), "a", 1, NULL, 0));
+	ASSERT_EQ(1, shoal_send_args(cli, &to4, sizeof(to4), "b", 1, NULL, 0));
 	p.fd = cli;
 	ASSERT_EQ(1, poll(&p, 1, WAIT_S * 1000));
 	EXPECT_TRUE(p.revents & POLLERR);
-	EXPECT_EQ(0, recv_msg(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
-			      NULL, NULL));
+	EXPECT_EQ(0, shoal_recv_info(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			             NULL, NULL));
 	EXPECT_EQ(ECONNREFUSED, info.error);
 	usleep(100000);
-	EXPECT_EQ(0, recv_msg(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
-			      NULL, NULL));
+	EXPECT_EQ(0, shoal_recv_info(cli, buf, sizeof(buf), MSG_ERRQUEUE, &info,
+			             NULL, NULL));
 	EXPECT_EQ(ECONNREFUSED, info.error);
-	EXPECT_EQ(-1, recv_msg(srv4, buf, sizeof(buf), MSG_DONTWAIT, &info,
-			       NULL, NULL));
-	EXPECT_EQ(-1, recv_msg(srv6, buf, sizeof(buf), MSG_DONTWAIT, &info,
-			       NULL, NULL));
+	EXPECT_EQ(-1, shoal_recv_info(srv4, buf, sizeof(buf), MSG_DONTWAIT, &info,
+			              NULL, NULL));
+	EXPECT_EQ(-1, shoal_recv_info(srv6, buf, sizeof(buf), MSG_DONTWAIT, &info,
+			              NULL, NULL));
 	close(srv4);
 	close(srv6);
 	close(cli);
@@ -890,11 +835,11 @@ TEST_F(pair, stats)
 	int i;
 
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(2, send_msg(self->cli, &self->to, sizeof(self->to),
-				      "hi", 2, NULL, 0));
+		ASSERT_EQ(2, shoal_send_args(self->cli, &self->to, sizeof(self->to),
+				             "hi", 2, NULL, 0));
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(2, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
-				      NULL, NULL));
+		ASSERT_EQ(2, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+				             NULL, NULL));
 	ASSERT_EQ(0, getsockopt(self->srv, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
 				&len));
 	EXPECT_EQ(sizeof(st), len);
@@ -931,16 +876,16 @@ static long rpcs_in_turn(struct __test_metadata *_metadata,
 
 	for (i = 0; i < n; i++) {
 		args.flags = SHOAL_MSG_REQUEST;
-		EXPECT_EQ(4, send_msg(self->cli, &self->to, sizeof(self->to),
-				      "ping", 4, &args, 0));
-		EXPECT_EQ(4, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
-				      &from, NULL));
+		EXPECT_EQ(4, shoal_send_args(self->cli, &self->to, sizeof(self->to),
+				             "ping", 4, &args, 0));
+		EXPECT_EQ(4, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+				             &from, NULL));
 		args.flags = SHOAL_MSG_RESPONSE;
 		args.reply_to = info.id;
-		EXPECT_EQ(4, send_msg(self->srv, &from, sizeof(from), "pong",
-				      4, &args, 0));
-		EXPECT_EQ(4, recv_msg(self->cli, buf, sizeof(buf), 0, &info,
-				      NULL, NULL));
+		EXPECT_EQ(4, shoal_send_args(self->srv, &from, sizeof(from), "pong",
+				             4, &args, 0));
+		EXPECT_EQ(4, shoal_recv_info(self->cli, buf, sizeof(buf), 0, &info,
+				             NULL, NULL));
 	}
 	for (i = 0; ; i++) {
 		if (getsockopt(self->srv, SOL_SHOAL, SHOAL_SOCK_STATS, &st,
@@ -1021,14 +966,14 @@ static long unsched_then_sched(struct __test_metadata *_metadata,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < 10; i++)
-		EXPECT_EQ(60000, send_msg(self->cli, &self->to,
-					  sizeof(self->to), msg, 60000, NULL,
-					  0));
-	EXPECT_EQ(200000, send_msg(self->cli, &self->to, sizeof(self->to),
-				   msg, 200000, NULL, 0));
+		EXPECT_EQ(60000, shoal_send_args(self->cli, &self->to,
+					         sizeof(self->to), msg, 60000, NULL,
+					         0));
+	EXPECT_EQ(200000, shoal_send_args(self->cli, &self->to, sizeof(self->to),
+				          msg, 200000, NULL, 0));
 	for (i = 0; i < 11; i++)
-		EXPECT_LT(0, recv_msg(self->srv, buf, sizeof(buf), 0, &info,
-				      NULL, NULL));
+		EXPECT_LT(0, shoal_recv_info(self->srv, buf, sizeof(buf), 0, &info,
+				             NULL, NULL));
 	*paced = proc_value(sird, "unsched_paced") - before;
 	return ms_since(&t0);
 }
@@ -1093,11 +1038,11 @@ TEST_F(pair, sysctls_in_flight)
 		EXPECT_EQ(0, sysctl_write("pl2_t", t[i / 3]));
 		fill(want, base + i, i);
 		ASSERT_EQ((ssize_t)(base + i),
-			  send_msg(self->cli, &self->to, sizeof(self->to), want,
-				   base + i, NULL, 0));
+			  shoal_send_args(self->cli, &self->to, sizeof(self->to), want,
+				          base + i, NULL, 0));
 	}
 	for (i = 0; i < n; i++) {
-		got = recv_msg(self->srv, buf, base + n, 0, &info, NULL, NULL);
+		got = shoal_recv_info(self->srv, buf, base + n, 0, &info, NULL, NULL);
 		ASSERT_TRUE(got >= (ssize_t)base && got < (ssize_t)(base + n));
 		len = got;
 		fill(want, len, len - base);
@@ -1120,9 +1065,9 @@ TEST_F(pair, close_in_flight)
 
 	ASSERT_TRUE(big != NULL);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ((ssize_t)len, send_msg(self->cli, &self->to,
-						 sizeof(self->to), big, len,
-						 NULL, MSG_DONTWAIT));
+		ASSERT_EQ((ssize_t)len, shoal_send_args(self->cli, &self->to,
+						        sizeof(self->to), big, len,
+						        NULL, MSG_DONTWAIT));
 	usleep(20000);
 	free(big);
 }

@@ -53,6 +53,7 @@
 
 #include <linux/shoal.h>
 
+#include "../lib/shoal_selftest.h"
 #include "../../lib/shoal_socket.h"
 
 #define SITES_MAX	4000	/* fault sites of one call, at most */
@@ -68,21 +69,6 @@ static int fail_fd = -1, kmsg_fd = -1;
 static char *sendbuf, *recvbuf;
 
 /* ---- TAP ---- */
-
-static int tap_n, tap_fail;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_fail += !ok;
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
 
 /* A problem of the iteration under way: printed, and the step fails */
 static char step_name[64];
@@ -370,55 +356,15 @@ static ssize_t send_args(int fd, const struct sockaddr_storage *to,
 			 socklen_t tolen, size_t len,
 			 const struct shoal_send_args *args)
 {
-	char ctl[CMSG_SPACE(sizeof(*args))] = { 0 };
-	struct iovec iov = { .iov_base = sendbuf, .iov_len = len };
-	struct msghdr msg = {
-		.msg_name = (void *)to,
-		.msg_namelen = tolen,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	struct cmsghdr *c;
-
-	if (args) {
-		msg.msg_control = ctl;
-		msg.msg_controllen = sizeof(ctl);
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SHOAL;
-		c->cmsg_type = SHOAL_CMSG_SEND;
-		c->cmsg_len = CMSG_LEN(sizeof(*args));
-		memcpy(CMSG_DATA(c), args, sizeof(*args));
-	}
-	return sendmsg(fd, &msg, 0);
+	return shoal_send_args(fd, to, tolen, sendbuf, len, args, 0);
 }
 
 /* recvmsg() of a whole message into recvbuf; @info and @from if asked */
 static ssize_t recv_info(int fd, int flags, struct shoal_recv_info *info,
 			 struct sockaddr_storage *from)
 {
-	char ctl[CMSG_SPACE(sizeof(*info))];
-	struct iovec iov = { .iov_base = recvbuf, .iov_len = LARGE_LEN };
-	struct msghdr msg = {
-		.msg_name = from,
-		.msg_namelen = from ? sizeof(*from) : 0,
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl,
-		.msg_controllen = sizeof(ctl),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
-
-	if (info)
-		memset(info, 0, sizeof(*info));
-	n = recvmsg(fd, &msg, flags);
-	if (n < 0 || !info)
-		return n;
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SHOAL &&
-		    c->cmsg_type == SHOAL_CMSG_RECV)
-			memcpy(info, CMSG_DATA(c), sizeof(*info));
-	return n;
+	return shoal_recv_info(fd, recvbuf, LARGE_LEN, flags, info, from,
+			       NULL);
 }
 
 /* Wait until @fd has @events, at most @ms */
@@ -561,6 +507,20 @@ static bool judge(long ret, int err, const char *call)
 	return false;
 }
 
+/* A server for @p's bound client, and the pair carries messages */
+static void server_and_works(struct pair *p, uint32_t tag)
+{
+	p->srv = sock_new();
+	if (p->srv < 0)
+		return;
+	if (bind_any(p->srv)) {
+		problem("the server's bind: %s", strerror(errno));
+		return;
+	}
+	p->tolen = loop_addr(&p->to, p->srv, -1);
+	pair_works(p, tag);
+}
+
 static bool step_socket(int n)
 {
 	int proto = shoal_proto_number(proto_pl2), fd, err;
@@ -575,18 +535,10 @@ static bool step_socket(int n)
 	if (!judge(fd, err, "socket()"))
 		return injected;
 	p.cli = fd;
-	if (bind_any(p.cli)) {
+	if (bind_any(p.cli))
 		problem("bind after socket(): %s", strerror(errno));
-		goto out;
-	}
-	p.srv = sock_new();
-	if (p.srv < 0 || bind_any(p.srv)) {
-		problem("the server: %s", strerror(errno));
-		goto out;
-	}
-	p.tolen = loop_addr(&p.to, p.srv, -1);
-	pair_works(&p, 10);
-out:
+	else
+		server_and_works(&p, 10);
 	pair_close(&p);
 	return injected;
 }
@@ -604,18 +556,10 @@ static bool step_bind(int n)
 	ret = bind_any(p.cli);
 	err = errno;
 	injected = fail_disarm();
-	if (!judge(ret, err, "bind()") && bind_any(p.cli)) {
+	if (!judge(ret, err, "bind()") && bind_any(p.cli))
 		problem("bind() again after a failed one: %s", strerror(errno));
-		goto out;
-	}
-	p.srv = sock_new();
-	if (p.srv < 0 || bind_any(p.srv)) {
-		problem("the server: %s", strerror(errno));
-		goto out;
-	}
-	p.tolen = loop_addr(&p.to, p.srv, -1);
-	pair_works(&p, 20);
-out:
+	else
+		server_and_works(&p, 20);
 	pair_close(&p);
 	return injected;
 }
@@ -796,15 +740,35 @@ out:
 	return injected;
 }
 
-/* recvmsg() with fault site @n armed, of a message that is there: a
- * failed one leaves it to the next
+/* recvmsg() on @fd with fault site @n armed, of the message @tag of
+ * @len bytes, once it is there: 1 read (and whole), 0 the call failed
+ * (the message must be left to the next), -1 it never came
  */
+static int faulted_recv(int fd, int n, uint32_t tag, size_t len,
+			bool *injected)
+{
+	ssize_t ret;
+	int err;
+
+	if (!wait_for(fd, POLLIN, WAIT_MS)) {
+		problem("the message to read did not come");
+		return -1;
+	}
+	fail_arm(n);
+	ret = recv_info(fd, MSG_DONTWAIT, NULL, NULL);
+	err = errno;
+	*injected = fail_disarm();
+	if (!judge(ret, err, "recvmsg()"))
+		return 0;
+	if (!msg_intact(tag, len, ret))
+		problem("recvmsg() read %zd bytes, damaged or short", ret);
+	return 1;
+}
+
 static bool step_recv(int n)
 {
 	bool injected = false;
 	struct pair p;
-	ssize_t ret;
-	int err;
 
 	if (!pair_open(&p))
 		goto out;
@@ -813,21 +777,9 @@ static bool step_recv(int n)
 		problem("the message to read: %s", strerror(errno));
 		goto out;
 	}
-	if (!wait_for(p.srv, POLLIN, WAIT_MS)) {
-		problem("the message to read did not come");
-		goto out;
-	}
-	fail_arm(n);
-	ret = recv_info(p.srv, MSG_DONTWAIT, NULL, NULL);
-	err = errno;
-	injected = fail_disarm();
-	if (judge(ret, err, "recvmsg()")) {
-		if (!msg_intact(70, LARGE_LEN, ret))
-			problem("recvmsg() read %zd bytes, damaged or short", ret);
-	} else {
+	if (!faulted_recv(p.srv, n, 70, LARGE_LEN, &injected))
 		expect_msg(p.srv, 70, LARGE_LEN,
 			   "the message a failed recvmsg() left");
-	}
 	expect_none(p.srv, "after the message");
 	pair_works(&p, 71);
 out:
@@ -840,26 +792,12 @@ static bool step_recv_response(int n)
 	bool injected = false;
 	struct pair p;
 	uint64_t id = 0;
-	ssize_t ret;
-	int err;
 
 	if (!pair_open(&p) || !send_request(&p, &id, 0, NULL) ||
 	    !rpc_finish(&p, id, 0, NULL))
 		goto out;
-	if (!wait_for(p.cli, POLLIN, WAIT_MS)) {
-		problem("the response did not come");
-		goto out;
-	}
-	fail_arm(n);
-	ret = recv_info(p.cli, MSG_DONTWAIT, NULL, NULL);
-	err = errno;
-	injected = fail_disarm();
-	if (judge(ret, err, "recvmsg() of the response")) {
-		if (!msg_intact(61, SMALL_LEN, ret))
-			problem("the response read: %zd bytes, damaged", ret);
-	} else {
+	if (!faulted_recv(p.cli, n, 61, SMALL_LEN, &injected))
 		expect_response(p.cli, id, MSG_DONTWAIT);
-	}
 	expect_none(p.cli, "after the response");
 	pair_works(&p, 72);
 out:
@@ -953,40 +891,6 @@ static const struct step {
 
 #define NSTEPS	(sizeof(steps) / sizeof(steps[0]))
 
-/* ---- the objects shoal.ko holds ---- */
-
-/* Every count but sird_peers (a namespace keeps some) 0 within 5 s;
- * what is left into @left
- */
-static bool objects_zero(char *left, size_t size)
-{
-	static const char path[] = "/sys/kernel/debug/shoal/objects";
-	char line[128], name[64];
-	int try;
-	FILE *f;
-	long v;
-
-	for (try = 0; try < 50; try++) {
-		f = fopen(path, "r");
-		if (!f) {
-			snprintf(left, size, "%s: %s", path, strerror(errno));
-			return false;
-		}
-		left[0] = 0;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%63s %ld", name, &v) == 2 && v &&
-			    strcmp(name, "sird_peers"))
-				snprintf(left + strlen(left),
-					 size - strlen(left), " %s %ld",
-					 name, v);
-		fclose(f);
-		if (!left[0])
-			return true;
-		usleep(100000);
-	}
-	return false;
-}
-
 /* ---- the campaign ---- */
 
 static unsigned long total_sites, total_shoal_sites, total_unseen;
@@ -994,7 +898,7 @@ static unsigned long total_sites, total_shoal_sites, total_unseen;
 static void run_step(const struct step *st)
 {
 	struct fn_count fns[FUNCS_MAX];
-	int nfns = 0, i, sites = 0, shoal_sites = 0, unseen = 0;
+	int nfns = 0, i, sites = 0, shoal_sites = 0, unseen = 0, tenths;
 	char left[512], list[1024];
 	struct site s;
 	bool injected;
@@ -1009,7 +913,7 @@ static void run_step(const struct step *st)
 		alarm(WATCHDOG_S);
 		injected = st->run(step_iter);
 		alarm(0);
-		if (!objects_zero(left, sizeof(left)))
+		if (shoal_objects_settle(left, sizeof(left), &tenths) != 1)
 			problem("shoal.ko's objects not back to 0 once the sockets closed:%s",
 				left);
 		if (!injected)
@@ -1068,27 +972,10 @@ static void run_step(const struct step *st)
 	    step_name, sites, shoal_sites);
 }
 
-static void own_netns(void)
+/* A namespace of our own, and addresses for fresh_addr() */
+static void setup_netns(void)
 {
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int fd;
-
-	if (unshare(CLONE_NEWNET)) {
-		printf("Bail out! unshare(CLONE_NEWNET): %s\n",
-		       strerror(errno));
-		exit(1);
-	}
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
-		printf("Bail out! lo: %s\n", strerror(errno));
-		exit(1);
-	}
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) {
-		printf("Bail out! lo up: %s\n", strerror(errno));
-		exit(1);
-	}
-	close(fd);
+	own_netns();
 	/* 127/8 is local already */
 	if (system("ip -6 route add local fd00:5::/64 dev lo")) {
 		printf("Bail out! ip -6 route add local fd00:5::/64 dev lo failed\n");
@@ -1158,7 +1045,7 @@ int main(int argc, char **argv)
 		return 1;
 	memset(sendbuf, 1, LARGE_LEN);
 	memset(recvbuf, 1, LARGE_LEN);
-	own_netns();
+	setup_netns();
 	signal(SIGALRM, watchdog);
 	signal(SIGPIPE, SIG_IGN);
 

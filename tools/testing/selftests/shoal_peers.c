@@ -46,6 +46,7 @@
 
 #include <linux/shoal.h>
 
+#include "../lib/shoal_selftest.h"
 #include "../../lib/shoal_socket.h"
 
 #define MAGIC		0x50eea5a1u
@@ -54,7 +55,6 @@
 #define OBJ_KINDS	16
 
 static int nr, port, proto = IPPROTO_SIRD, timeout_s = 60;
-static int tap_n, tap_fail;
 static char buf[BUF], ctl[256];
 
 /* Client j's address, 10.1.x.y, and the server's address it sends to,
@@ -111,18 +111,6 @@ static int check(const char *b, ssize_t n, int kind)
 		if ((uint8_t)b[i] != pat(h[1], i, kind))
 			return -1;
 	return h[1];
-}
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_fail += !ok;
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
 }
 
 static double now_s(void)

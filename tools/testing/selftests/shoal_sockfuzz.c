@@ -71,6 +71,7 @@
 #include <linux/sockios.h>
 #include <linux/shoal.h>
 
+#include "../lib/shoal_selftest.h"
 #include "../../lib/shoal_socket.h"
 
 #define POOL		12	/* descriptors at most */
@@ -2865,43 +2866,6 @@ static long read_long(const char *path, long def)
 	return v;
 }
 
-static void own_netns(void)
-{
-	struct ifreq ifr = { .ifr_name = "lo" };
-	int fd;
-
-	if (unshare(CLONE_NEWNET)) {
-		printf("Bail out! unshare(CLONE_NEWNET): %s\n",
-		       strerror(errno));
-		exit(1);
-	}
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
-		printf("Bail out! lo: %s\n", strerror(errno));
-		exit(1);
-	}
-	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0) {
-		printf("Bail out! lo up: %s\n", strerror(errno));
-		exit(1);
-	}
-	close(fd);
-}
-
-static int tap_n, tap_fail;
-
-static void tap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_fail += !ok;
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
 static int errno_by_name(const char *name)
 {
 	int e;
@@ -2979,34 +2943,17 @@ static void summary(void)
 /* shoal.ko's object counts, but for sird_peers, back to 0 within 5 s */
 static void verdict_objects(void)
 {
-	static const char path[] = "/sys/kernel/debug/shoal/objects";
-	char line[128], left[512], name[64];
-	int try;
-	FILE *f;
-	long v;
+	char left[512];
+	int tenths, r = shoal_objects_settle(left, sizeof(left), &tenths);
 
-	for (try = 0; try < 50; try++) {
-		f = fopen(path, "r");
-		if (!f) {
-			printf("ok %d - shoal.ko's objects back to 0 # SKIP %s: %s\n",
-			       ++tap_n, path, strerror(errno));
-			return;
-		}
-		left[0] = 0;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%63s %ld", name, &v) == 2 && v &&
-			    strcmp(name, "sird_peers"))
-				snprintf(left + strlen(left),
-					 sizeof(left) - strlen(left), " %s %ld",
-					 name, v);
-		fclose(f);
-		if (!left[0])
-			break;
-		usleep(100000);
+	if (r < 0) {
+		printf("ok %d - shoal.ko's objects back to 0 # SKIP %s\n",
+		       ++tap_n, left);
+		return;
 	}
-	tap(!left[0],
+	tap(r == 1,
 	    "shoal.ko's objects (but sird_peers, kept per namespace) back to 0 within %d.%d s of closing every socket%s%s",
-	    try / 10, try % 10, left[0] ? "; left:" : "", left);
+	    tenths / 10, tenths % 10, r == 1 ? "" : "; left:", left);
 }
 
 /* Messages read from another port than their header says: each must
