@@ -3,9 +3,9 @@
 #
 # shoal-failnth: every allocation of shoal.ko's system calls failed in
 # turn (/proc/thread-self/fail-nth), by
-# tools/testing/selftests/shoal_failnth.c: socket, bind, connect, sends
-# of messages, requests and responses, receives, the error queue and
-# close, for SIRD and PL2 over IPv4 and IPv6.  Each call must succeed or
+# tools/testing/selftests/shoal_failnth.c: socket, bind, sends of
+# messages, requests and responses, receives, the error queue and close,
+# for SIRD and PL2 over IPv4 and IPv6.  Each call must succeed or
 # fail with an errno an allocation failure may give, messages must be
 # read once and intact (or, their send failed, never), the sockets must
 # still work, and shoal.ko's objects must be back to 0 after each
@@ -32,7 +32,8 @@ for a in failslab fail_page_alloc; do
 	[ -d "$DBG/$a" ] || topo_die "this kernel has no $DBG/$a"
 done
 
-# knob VALUE: set a fault-injection knob, its old value kept for cleanup
+# knob NAME VALUE: set a fault-injection knob, its old value kept for
+# cleanup
 knob()
 {
 	SAVED+=("$1=$(cat "$DBG/$1")")
@@ -53,10 +54,10 @@ cleanup()
 shoal_module
 topo_init shfn
 trap cleanup EXIT
-# fail-nth fails whatever site it counts to, past the knobs below that
-# filter the random failures; these make every allocation a site (the
-# sleeping ones, order 0, highmem) and its report name its caller (the
-# stack: scripts/vm expects one after each "FAULT_INJECTION" line)
+# fail-nth counts only the allocations these knobs let through: with
+# them every allocation is a site (the sleeping ones, order 0, highmem),
+# and its report names its caller (the stack: scripts/vm expects one
+# after each "FAULT_INJECTION" line)
 for a in failslab fail_page_alloc; do
 	knob "$a/ignore-gfp-wait" N
 	knob "$a/verbose" 2
