@@ -22,7 +22,7 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 
-#include "pl2_core.h"
+#include <net/shoal/pl2_core.h>
 #include "sird_core.h"
 
 #define SHOAL_PL2_DST_BITS	4

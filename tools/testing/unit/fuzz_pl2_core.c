@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fuzz target for PL2's host arithmetic (net/transport/pl2_core.h).  The
+ * Fuzz target for PL2's host arithmetic (include/net/shoal/pl2_core.h).  The
  * input picks a configuration (K, t, the slot and the uplink's rate, from
  * ordinary to 0, 1 and 2^64 - 1), then drives one destination through
  * GRTs (any word, the clock going forward and now and then back, bursts
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #include "fuzz_driver.h"
-#include "pl2_core.h"
+#include <net/shoal/pl2_core.h>
 
 #define MAX64	((__uint128_t)~0ULL)
 

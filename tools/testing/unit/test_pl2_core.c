@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of PL2's host arithmetic (net/transport/pl2_core.h): a
+ * Unit tests of PL2's host arithmetic (include/net/shoal/pl2_core.h): a
  * slot's length, the GRT's two slots and the later of them, Eq. 1 with
  * the paper's numbers, the RSV-GRT estimate (the minimum of the last
  * PL2_EST_N samples), Algorithm 2 (unsolicited only after a small and
@@ -9,7 +9,7 @@
  */
 #include <stdio.h>
 
-#include "pl2_core.h"
+#include <net/shoal/pl2_core.h>
 #include "unit.h"
 
 /* the paper's testbed: 1500-byte slots at 100 Gbit/s, K 4, t 15 */
