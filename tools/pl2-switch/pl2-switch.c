@@ -4,6 +4,7 @@
  * ports with libbpf; Documentation/pl2-switch.md, pl2-switch(8).
  *
  *   pl2-switch attach [options] DEV...   the program on each DEV's ingress
+ *                     [--any-transport]  (all unicast IP counts as DATA)
  *                     [--uplink DEV]...  (an uplink reserves nothing)
  *   pl2-switch detach [-a] DEV...        off again (-a: every port)
  *   pl2-switch show [-j]                 counters and statistics per port
@@ -78,6 +79,10 @@ static void print_usage(FILE *f)
 		"                 %u: 1 s; 0: never, the paper's Algorithm 1 as is)\n"
 		"  --queue on|off count what waits in an output's queue in its slot\n"
 		"                 (default on; off: the paper's counters alone)\n"
+		"  --any-transport  every other unicast IP packet (TCP, UDP not to\n"
+		"                 the Shoal port, ICMP...) counts as scheduled DATA\n"
+		"                 (hosts running the pl2 qdisc send them in reserved\n"
+		"                 bursts); default: passed as other\n"
 		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
 		"  --uplink DEV   attach DEV as an uplink (towards the core): it reserves\n"
 		"                 nothing, and an RSV leaving by it passes on for the\n"
@@ -388,10 +393,10 @@ static int cmd_attach(const struct attach_args *a, char **args, int nargs)
 		fprintf(stderr, "  running: mode %s port %u kmax %u t %u ",
 			old.mode < PL2_MODE_NR ? mode_names[old.mode] : "?",
 			old.udp_port, old.kmax, old.t_unsol);
-		fprintf(stderr, "slot_ns %llu expire_ns %llu queue %s\n",
+		fprintf(stderr, "slot_ns %llu expire_ns %llu queue %s any_transport %s\n",
 			(unsigned long long)old.slot_ns,
 			(unsigned long long)old.expire_ns,
-			old.queue ? "on" : "off");
+			old.queue ? "on" : "off", old.any ? "on" : "off");
 		rc = 2;
 		goto out;
 	}
@@ -601,8 +606,13 @@ static unsigned long long ahead(__u64 next)
 
 static const char * const stat_names[] = {
 	"rsv", "data", "unsol", "unsol_drop", "clamp", "unrouted",
-	"malformed", "grt_err", "other", "expired", "transit"
+	"malformed", "grt_err", "other", "expired", "transit", "foreign"
 };
+
+/* show sums struct pl2_stats as an array of u64, in this order */
+_Static_assert(sizeof(stat_names) / sizeof(stat_names[0]) ==
+	       sizeof(struct pl2_stats) / sizeof(__u64),
+	       "a name for every statistic");
 
 /* Whether the lease's sweep runs now (it stops while nothing is reserved) */
 static bool sweep_running(void)
@@ -648,17 +658,19 @@ static int cmd_show(bool json)
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol);
 	swept = sweep_running();
 	if (json)
-		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"queue\": %s, \"sweep\": %s, \"ports\": [",
+		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"queue\": %s, \"any_transport\": %s, \"sweep\": %s, \"ports\": [",
 		       (unsigned long long)cfg.slot_ns,
 		       (unsigned long long)cfg.expire_ns,
-		       cfg.queue ? "true" : "false", swept ? "true" : "false");
+		       cfg.queue ? "true" : "false", cfg.any ? "true" : "false",
+		       swept ? "true" : "false");
 	else
-		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s sweep %s\n",
+		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s any_transport %s sweep %s\n",
 		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
 		       cfg.udp_port, cfg.kmax, cfg.t_unsol,
 		       (unsigned long long)cfg.slot_ns,
 		       (unsigned long long)cfg.expire_ns,
-		       cfg.queue ? "on" : "off", swept ? "on" : "off");
+		       cfg.queue ? "on" : "off", cfg.any ? "on" : "off",
+		       swept ? "on" : "off");
 	while (!bpf_map_get_next_key(m.ifmap, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -718,6 +730,7 @@ static const struct option long_opts[] = {
 	{ "slot-ns", required_argument, NULL, 's' },
 	{ "expire-us", required_argument, NULL, 'e' },
 	{ "queue", required_argument, NULL, 'q' },
+	{ "any-transport", no_argument, NULL, 'A' },
 	{ "obj", required_argument, NULL, 'o' },
 	{ "uplink", required_argument, NULL, 'u' },
 	{ "pin-dir", required_argument, NULL, 'd' },
@@ -811,6 +824,10 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			a.cfg.queue = !strcmp(optarg, "on");
+			a.given = true;
+			break;
+		case 'A':
+			a.cfg.any = 1;
 			a.given = true;
 			break;
 		case 'p':

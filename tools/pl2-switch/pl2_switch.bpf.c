@@ -13,8 +13,12 @@
  * when unsolicited and the backlog exceeds T.  A leaf's uplinks (towards
  * the spines) reserve nothing; an RSV that leaves by one is reserved on
  * its input alone and passed on, carrying that slot in its word: the
- * switch next to the receiver answers it.  Everything else, malformed
- * Shoal packets included, passes untouched and is counted.
+ * switch next to the receiver answers it.  With --any-transport (cfg
+ * any), every other unicast IP packet (TCP, UDP to other ports, ICMP...)
+ * counts as scheduled DATA (pl2_foreign: hosts running sch_pl2 send them
+ * in reserved bursts).
+ * Everything else, malformed Shoal packets included, passes untouched
+ * and is counted.
  *
  * The program reads the IP, UDP and Shoal headers itself (parse_l3,
  * pl2_classify) instead of with include/net/shoal/'s parsers: the
@@ -108,14 +112,24 @@ struct {
 } pl2_sweep SEC(".maps");
 
 struct l34 {
-	__u32 udp;		/* offset of the UDP header */
-	__u32 udp_len;		/* UDP payload bytes */
+	__u32 udp;		/* offset of the UDP header (any: of the L4
+				 * header, for TCP's ports)
+				 */
+	__u32 udp_len;		/* UDP payload bytes (0 but for Shoal's) */
 	__u8 v6;
+	__u8 proto;		/* IP protocol; IPv6: the next header */
+	__u8 frag;		/* an IPv4 fragment (any) */
+	__u8 unicast;		/* to a unicast destination */
 };
 
-/* Where the UDP header of a non-fragmented IPv4/IPv6 packet is */
+/*
+ * Where the UDP header of a non-fragmented IPv4/IPv6 packet is.  With any
+ * (--any-transport), every other IPv4/IPv6 packet too, which is not
+ * Shoal's: proto and frag say what it is, and nothing past its IP header
+ * is checked here.  Anything else is not ours.
+ */
 static __always_inline int parse_l3(struct __sk_buff *skb, struct l34 *l,
-				    struct bpf_fib_lookup *fib)
+				    struct bpf_fib_lookup *fib, bool any)
 {
 	__u8 ip[40];
 	__u16 ulen;
@@ -126,10 +140,14 @@ static __always_inline int parse_l3(struct __sk_buff *skb, struct l34 *l,
 		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 20))
 			return -1;
 		ihl = (ip[0] & 0x0f) * 4;
-		/* UDP, not a fragment */
-		if (ip[0] >> 4 != 4 || ihl < 20 || ip[9] != IPPROTO_UDP ||
-		    ((ip[6] << 8 | ip[7]) & 0x3fff))
+		if (ip[0] >> 4 != 4 || ihl < 20)
 			return -1;
+		l->proto = ip[9];
+		l->frag = ((ip[6] << 8 | ip[7]) & 0x3fff) != 0;
+		/* UDP, not a fragment; the rest only with any */
+		if ((l->proto != IPPROTO_UDP || l->frag) && !any)
+			return -1;
+		l->unicast = pl2_unicast4(ip + 16);
 		l->udp = ETH_HLEN + ihl;
 		l->v6 = 0;
 		fib->family = AF_INET;
@@ -139,9 +157,13 @@ static __always_inline int parse_l3(struct __sk_buff *skb, struct l34 *l,
 		__builtin_memcpy(&fib->ipv4_dst, ip + 16, 4);
 	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
 		/* no extension headers: anything else is not Shoal here */
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 40) ||
-		    ip[0] >> 4 != 6 || ip[6] != IPPROTO_UDP)
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 40) || ip[0] >> 4 != 6)
 			return -1;
+		l->proto = ip[6];
+		l->frag = 0;
+		if (l->proto != IPPROTO_UDP && !any)
+			return -1;
+		l->unicast = pl2_unicast6(ip + 24);
 		l->udp = ETH_HLEN + 40;
 		l->v6 = 1;
 		fib->family = AF_INET6;
@@ -151,14 +173,17 @@ static __always_inline int parse_l3(struct __sk_buff *skb, struct l34 *l,
 	} else {
 		return -1;
 	}
+	fib->l4_protocol = l->proto;
+	fib->ifindex = skb->ingress_ifindex;
+	l->udp_len = 0;
+	if (l->proto != IPPROTO_UDP || l->frag)
+		return 0;	/* any: another transport's, not read further */
 	if (bpf_skb_load_bytes(skb, l->udp + 4, &ulen, 2) ||
 	    bpf_ntohs(ulen) < 8)
 		return -1;
 	l->udp_len = bpf_ntohs(ulen) - 8;
 	if (l->udp + 8 + l->udp_len > skb->len)
 		return -1;
-	fib->l4_protocol = IPPROTO_UDP;
-	fib->ifindex = skb->ingress_ifindex;
 	return 0;
 }
 
@@ -300,9 +325,9 @@ int pl2_switch(struct __sk_buff *skb)
 	struct pl2_stats *st;
 	struct pl2_cfg *cfg;
 	struct pl2_pkt p;
-	__u8 h[SHOAL_HDR_LEN];
+	__u8 h[SHOAL_HDR_LEN], foreign = 0;
+	__u16 dport, ports[2];
 	struct l34 l;
-	__u16 dport;
 	__u64 now;
 	bool up;
 
@@ -314,27 +339,56 @@ int pl2_switch(struct __sk_buff *skb)
 	in = bpf_map_lookup_elem(&pl2_ports, slot);
 	if (!st || !in)
 		return TC_ACT_OK;
-	if (parse_l3(skb, &l, &fib) ||
-	    bpf_skb_load_bytes(skb, l.udp + 2, &dport, 2) ||
-	    bpf_ntohs(dport) != cfg->udp_port) {
+	if (parse_l3(skb, &l, &fib, cfg->any)) {
 		st->other++;
 		return TC_ACT_OK;
 	}
-	if (l.udp_len < SHOAL_HDR_LEN ||
-	    bpf_skb_load_bytes(skb, l.udp + 8, h, SHOAL_HDR_LEN)) {
-		st->malformed++;
-		return TC_ACT_OK;
+	/* the L4 ports, of UDP (parse_l3 checked they are there) and TCP */
+	ports[0] = 0;
+	ports[1] = 0;
+	if (!l.frag && (l.proto == IPPROTO_UDP || l.proto == IPPROTO_TCP) &&
+	    bpf_skb_load_bytes(skb, l.udp, ports, 4)) {
+		if (l.proto == IPPROTO_UDP) {
+			st->other++;
+			return TC_ACT_OK;
+		}
+		/* a TCP header cut short: no ports, still a packet */
+		ports[0] = 0;
+		ports[1] = 0;
 	}
-	pl2_classify(h, l.udp_len, cfg->kmax, &p);
-	if (p.kind == PL2_MALFORMED) {
-		st->malformed++;
-		return TC_ACT_OK;
+	dport = ports[1];
+	if (l.proto != IPPROTO_UDP || l.frag || bpf_ntohs(dport) != cfg->udp_port) {
+		/* another transport: scheduled DATA with --any-transport */
+		if (!pl2_foreign(cfg, l.proto, l.frag, l.unicast, bpf_ntohs(dport),
+				 skb->gso_segs, &p)) {
+			st->other++;
+			return TC_ACT_OK;
+		}
+		foreign = 1;
+		/* no RSV reads it, but let no path read it unset */
+		__builtin_memset(h, 0, sizeof(h));
+		fib.sport = ports[0];
+		/* a GSO packet's IPv4 length is all its segments': let the
+		 * lookup check the skb against the MTU (GSO-aware) instead
+		 */
+		fib.tot_len = 0;
+	} else {
+		if (l.udp_len < SHOAL_HDR_LEN ||
+		    bpf_skb_load_bytes(skb, l.udp + 8, h, SHOAL_HDR_LEN)) {
+			st->malformed++;
+			return TC_ACT_OK;
+		}
+		pl2_classify(h, l.udp_len, cfg->kmax, &p);
+		if (p.kind == PL2_MALFORMED) {
+			st->malformed++;
+			return TC_ACT_OK;
+		}
+		if (p.kind == PL2_OTHER) {
+			st->other++;
+			return TC_ACT_OK;
+		}
+		fib.sport = 0;
 	}
-	if (p.kind == PL2_OTHER) {
-		st->other++;
-		return TC_ACT_OK;
-	}
-	fib.sport = 0;
 	fib.dport = dport;
 	out = out_port(skb, &fib);
 	if (!out) {
@@ -356,11 +410,14 @@ int pl2_switch(struct __sk_buff *skb)
 	st->expired += pl2_lease(cfg, in, out,
 				 p.kind == PL2_RSV ? p.demand : 0, now);
 	if (p.kind == PL2_DATA) {
-		if (pl2_data(cfg, in, out, p.unsol, now, &clamps)) {
+		if (pl2_data_n(cfg, in, out, p.unsol, p.segs, now, &clamps)) {
 			st->unsol_drop++;
 			return TC_ACT_SHOT;
 		}
-		st->data++;
+		if (foreign)
+			st->foreign += p.segs;
+		else
+			st->data++;
 		st->unsol += p.unsol;
 		st->clamp += clamps;
 		return TC_ACT_OK;

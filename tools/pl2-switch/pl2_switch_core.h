@@ -64,7 +64,10 @@ struct pl2_cfg {
 	u64 slot_ns;		/* one MTU's time on the wire */
 	u64 expire_ns;		/* counter mode: forget overdue reservations, 0 = never */
 	u32 queue;		/* count the output's queue in its slot (1, default) */
-	u32 pad;
+	u32 any;		/* every other unicast IP packet counts as
+				 * scheduled DATA (--any-transport: sch_pl2
+				 * hosts), 0 default
+				 */
 };
 
 /*
@@ -111,6 +114,10 @@ struct pl2_stats {
 	u64 other;		/* everything else, passed untouched */
 	u64 expired;		/* reserved packets forgotten as overdue */
 	u64 transit;		/* RSVs out of an uplink: passed on */
+	u64 foreign;		/* other transports' IP packets (TCP, UDP not
+				 * to the Shoal port, ICMP...) counted as
+				 * scheduled DATA (any); not in data
+				 */
 };
 
 /* what pl2_classify() found */
@@ -125,8 +132,70 @@ struct pl2_pkt {
 	u32 kind;		/* enum pl2_kind */
 	u32 demand;		/* RSV: packets asked for, capped at kmax */
 	u32 word;		/* RSV: its word as it came */
+	u32 segs;		/* DATA: packets it is on the wire (1; a GSO
+				 * packet of another transport: its segments)
+				 */
 	bool unsol;		/* DATA sent without a grant */
 };
+
+/* IP protocol numbers (the core includes no libc or kernel IP header) */
+#define PL2_IP_ICMP		1
+#define PL2_IP_TCP		6
+#define PL2_IP_UDP		17
+
+/*
+ * Whether an IPv4 destination (4 bytes, network order) is unicast: not
+ * multicast (224/4), the broadcast 255.255.255.255 or 0/8; sch_pl2
+ * reserves for no other.
+ */
+static __always_inline bool pl2_unicast4(const u8 *a)
+{
+	return (a[0] & 0xf0) != 0xe0 && a[0] &&
+	       !(a[0] == 0xff && a[1] == 0xff && a[2] == 0xff && a[3] == 0xff);
+}
+
+/* Whether an IPv6 destination (16 bytes) is unicast: not ff00::/8 */
+static __always_inline bool pl2_unicast6(const u8 *a)
+{
+	return a[0] != 0xff;
+}
+
+/*
+ * With any (--any-transport), an IP packet of another transport is DATA
+ * of a reserved burst: a host running sch_pl2 sends an RSV to the Shoal
+ * port before each burst of at most K packets to a destination, then the
+ * burst as it is, with no Shoal header, in its slot.  Such a packet counts
+ * off both ports' counters and moves the output's drain clock as Shoal
+ * DATA does, and, carrying no SCHED flag to say otherwise, is scheduled:
+ * never dropped as unsolicited.  Which packets: those sch_pl2 reserves
+ * for, every unicast IPv4 or IPv6 packet but Shoal's (UDP to the Shoal
+ * port, not an IPv4 fragment: pl2_classify's), so TCP, other UDP, ICMP,
+ * IPv4 fragments (the first of a datagram to the Shoal port too, as
+ * sch_pl2 reserves it) and IPv6 packets with extension headers (proto is
+ * then the first next header, and no port is read).  A packet the
+ * switch would not count and the host reserved for would hold its
+ * reservation for good: the lease forgets a count only once no RSV moved
+ * its port's clock on for a lease's time.  Without any, every such packet
+ * is other traffic, as before.  dport: the UDP destination port (of a
+ * UDP packet that is not a fragment; else ignored).  A GSO packet is
+ * gso_segs packets on the wire and counts as many (sch_pl2 segments them
+ * on arrival; a switch port's GRO could merge them again); gso_segs 0 is
+ * a plain packet.  Returns true and fills *p as scheduled DATA, or false.
+ */
+static __always_inline bool pl2_foreign(const struct pl2_cfg *c, u32 proto,
+					bool frag, bool unicast, u32 dport,
+					u32 gso_segs, struct pl2_pkt *p)
+{
+	if (!c->any || !unicast ||
+	    (proto == PL2_IP_UDP && !frag && dport == c->udp_port))
+		return false;
+	p->kind = PL2_DATA;
+	p->demand = 0;
+	p->word = 0;
+	p->segs = gso_segs ? gso_segs : 1;
+	p->unsol = false;
+	return true;
+}
 
 /*
  * An RSV's word: the burst's packets in bits 0-15; in bits 16-31 the
@@ -161,6 +230,7 @@ static __always_inline void pl2_classify(const u8 *h, u32 len, u32 kmax,
 	p->kind = PL2_MALFORMED;
 	p->demand = 0;
 	p->word = 0;
+	p->segs = 1;
 	p->unsol = false;
 	if (len < SHOAL_HDR_LEN || h[SHOAL_OFF_VER_TYPE] >> 4 != SHOAL_VERSION)
 		return;
@@ -251,17 +321,20 @@ static __always_inline u32 pl2_counter_rsv(const struct pl2_cfg *c, struct pl2_p
 }
 
 /*
- * Decrement, never below zero: a decrement that finds 0 is undone.
- * Two atomics instead of a compare-and-swap loop; between them an RSV
- * may read -1, which pl2_slot_of() reads as 0, and the undo then leaves
- * exactly what that RSV added.  Returns 1 when it clamped.
+ * Subtract n (1 for a DATA packet), never below zero: what found 0 is
+ * undone.  Two atomics instead of a compare-and-swap loop; between them
+ * an RSV may read a negative count, which pl2_slot_of() reads as 0, and
+ * the undo then leaves exactly what that RSV added.  Returns how many of
+ * the n decrements clamped (found 0).
  */
-static __always_inline u32 pl2_dec_sat(s32 *c)
+static __always_inline u32 pl2_sub_sat(s32 *c, u32 n)
 {
-	if (PL2_FETCH_ADD(c, -1) > 0)
-		return 0;
-	PL2_FETCH_ADD(c, 1);
-	return 1;
+	s32 old = PL2_FETCH_ADD(c, -(s32)n);
+	u32 taken = old <= 0 ? 0 : (u32)old < n ? (u32)old : n;
+
+	if (taken < n)
+		PL2_FETCH_ADD(c, (s32)(n - taken));
+	return n - taken;
 }
 
 /* ---- clock modes ---- */
@@ -436,27 +509,36 @@ static __always_inline u64 pl2_backlog(const struct pl2_cfg *c, const struct pl2
 }
 
 /*
- * A DATA packet from port in to port out.  Unsolicited DATA is dropped
+ * A DATA packet from port in to port out, segs packets on the wire (1
+ * but for another transport's GSO packet).  Unsolicited DATA is dropped
  * when either port's backlog exceeds T: it was sent on the bet that the
  * ports were nearly idle, and they are not (section 4.4 of the paper).
- * Otherwise counter mode takes one packet off both counters (a dropped
+ * Otherwise counter mode takes segs packets off both counters (a dropped
  * packet did not pass, so it takes nothing off).  Returns true to drop;
  * *clamps counts the decrements that found 0.
  */
-static __always_inline bool pl2_data(const struct pl2_cfg *c, struct pl2_port *in,
-				     struct pl2_port *out, bool unsol, u64 now, u32 *clamps)
+static __always_inline bool pl2_data_n(const struct pl2_cfg *c, struct pl2_port *in,
+				       struct pl2_port *out, bool unsol, u32 segs,
+				       u64 now, u32 *clamps)
 {
 	*clamps = 0;
 	if (unsol && c->t_unsol && pl2_backlog(c, in, out, now) > c->t_unsol)
 		return true;
 	if (c->mode == PL2_MODE_COUNTER) {
-		*clamps += in ? pl2_dec_sat(&in->in_res) : 0;
-		*clamps += out ? pl2_dec_sat(&out->out_res) : 0;
+		*clamps += in ? pl2_sub_sat(&in->in_res, segs) : 0;
+		*clamps += out ? pl2_sub_sat(&out->out_res, segs) : 0;
 	}
-	/* it leaves the output a slot after what is queued there */
+	/* it leaves the output a slot per packet after what is queued there */
 	if (c->queue && out)
-		pl2_clock_take(&out->out_drain, now, c->slot_ns);
+		pl2_clock_take(&out->out_drain, now, (u64)segs * c->slot_ns);
 	return false;
+}
+
+/* One DATA packet */
+static __always_inline bool pl2_data(const struct pl2_cfg *c, struct pl2_port *in,
+				     struct pl2_port *out, bool unsol, u64 now, u32 *clamps)
+{
+	return pl2_data_n(c, in, out, unsol, 1, now, clamps);
 }
 
 /* A configuration the program can run with, or why not */
@@ -473,6 +555,8 @@ static inline const char *pl2_cfg_check(const struct pl2_cfg *c)
 		return "the slot must be 1 ns..10 s";
 	if (c->queue > 1)
 		return "queue must be 0 or 1";
+	if (c->any > 1)
+		return "any-transport must be 0 or 1";
 	if (c->expire_ns > PL2_SLOT_NS_MAX * 6)
 		return "expire must be at most 60 s";
 	return NULL;

@@ -8,7 +8,8 @@ scenario/pl2-switch: <dev>_<field> for the ports s1, s2 and r0 (absent:
 
 import json, sys
 f = ("in_res", "out_res", "rsv", "data", "unsol", "unsol_drop", "clamp",
-     "unrouted", "malformed", "grt_err", "other", "expired", "transit", "uplink")
+     "unrouted", "malformed", "grt_err", "other", "expired", "transit", "uplink",
+     "foreign")
 try:
     j = json.load(sys.stdin)
 except ValueError:

@@ -9,7 +9,9 @@
 # other traffic pass untouched and are counted; the clock modes drain with
 # time and the joint mode gives both ports one slot; counter mode with a
 # lease forgets a dead sender's reservations; an uplink passes on what
-# leaves by it and reserves what comes in by it; detach removes
+# leaves by it and reserves what comes in by it; with --any-transport,
+# TCP, UDP to other ports and ICMP count off the reservations as scheduled
+# DATA (foreign), without it they pass as other traffic; detach removes
 # everything; wrong uses fail with a clear message.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
@@ -62,6 +64,13 @@ grt()
 data()
 {
 	ip netns exec "$(topo_sender_ns "$1")" python3 "$CRAFT" pl2data "$2" "$PORT" "$3" "${4:-}"
+}
+
+# udp9 I ADDR N: N UDP packets to port 9 (not Shoal's) from sender I,
+# carrying unsolicited DATA bytes that the switch must not read
+udp9()
+{
+	ip netns exec "$(topo_sender_ns "$1")" python3 "$CRAFT" pl2data "$2" 9 "$3" unsol
 }
 
 # sweep_on: 1 while the lease's sweep runs, by `show -j`
@@ -276,6 +285,68 @@ sw reset s2
 counters
 tap_ok "s2_in_res == 0 && rsv_before >= 1 && s2_rsv == rsv_before && s1_expired == 4" \
 	"reset s2: its counter is 0 ($s2_in_res), statistics kept (rsv $s2_rsv of $rsv_before; s1 expired $s1_expired)"
+sw detach -a
+
+# ---- --any-transport: other transports' packets are scheduled DATA ----
+# A host running the pl2 qdisc reserves with a Shoal RSV and sends its
+# burst as plain TCP/UDP (any unicast IP).  Without the option they are
+# other traffic and the reservation stays; with it they count it off, are
+# never dropped as unsolicited (T = 2 here, below the backlog) and are
+# counted as foreign.
+sw attach --t 2 --expire-us 0 s1 s2 r0
+rsv 1 $RX4 4
+udp9 1 $RX4 4
+counters
+tap_ok "s1_in_res == 4 && r0_out_res == 4 && s1_foreign == 0 && s1_other >= 4" \
+	"without --any-transport: 4 UDP packets to port 9 pass as other ($s1_other), the counters stay (s1 $s1_in_res, r0 $r0_out_res)"
+out=$(sw attach --any-transport s1 2>&1)
+rc=$?
+tap_ok "rc == 2" "--any-transport while the switch runs without it is refused ($rc): $out"
+[[ $out == *"other settings"*"any_transport off"* ]]
+tap_ok "$? == 0" "... and says it runs with other settings, any_transport off"
+sw detach -a
+sw attach --any-transport --t 2 --expire-us 0 s1 s2 r0
+any=$(sw show -j | python3 -c 'import json, sys; print(int(json.load(sys.stdin)["any_transport"]))')
+shown=$(sw show | head -1)
+tap_ok "any == 1 && $([[ $shown == *"any_transport on"* ]] && echo 1 || echo 0)" \
+	"show: any_transport on ($any; $shown)"
+rsv 1 $RX4 4
+grt 1
+rx_before=$(ip netns exec "$TOPO_RX" python3 "$CRAFT" udp NoPorts)
+udp9 1 $RX4 4
+rx_after=$(ip netns exec "$TOPO_RX" python3 "$CRAFT" udp NoPorts)
+counters
+tap_ok "g_in == 0 && g_out == 0 && s1_in_res == 0 && r0_out_res == 0 && s1_foreign == 4" \
+	"--any-transport: an RSV for 4 ($g_in, $g_out), then 4 UDP packets to port 9 bring the counters to 0 (s1 $s1_in_res, r0 $r0_out_res), foreign $s1_foreign (4)"
+tap_ok "s1_data == 0 && s1_unsol == 0 && s1_unsol_drop == 0 && s1_clamp == 0 && rx_after - rx_before == 4" \
+	"... not as Shoal DATA ($s1_data), none unsolicited or dropped ($s1_unsol, $s1_unsol_drop) at backlog 4 > T 2, no clamp ($s1_clamp); delivered $((rx_after - rx_before))"
+rsv 2 $RX6 1
+udp9 2 $RX6 1
+rsv 1 $RX4 2
+data 1 $RX4 2
+counters
+tap_ok "s2_in_res == 0 && s2_foreign == 1 && s1_in_res == 0 && r0_out_res == 0 && s1_data == 2 && s1_foreign == 4" \
+	"... over IPv6 too (s2 $s2_in_res, foreign $s2_foreign), and Shoal DATA still counts as data ($s1_data; r0 $r0_out_res)"
+foreign_before=$s1_foreign
+r0_before=$r0_foreign
+# a TCP SYN to a closed port, and the RST coming back
+ip netns exec "$(topo_sender_ns 1)" python3 -c '
+import socket, sys
+s = socket.socket()
+s.settimeout(2)
+try:
+    s.connect((sys.argv[1], 9))
+except OSError:
+    pass' $RX4
+counters
+tap_ok "s1_foreign - foreign_before == 1 && r0_foreign - r0_before == 1" \
+	"TCP counts too: the SYN on s1 ($((s1_foreign - foreign_before))), the RST on r0 ($((r0_foreign - r0_before)))"
+foreign_before=$s1_foreign
+r0_before=$r0_foreign
+ip netns exec "$(topo_sender_ns 1)" ping -c 1 -W 2 $RX4 >/dev/null
+counters
+tap_ok "s1_foreign - foreign_before == 1 && r0_foreign - r0_before == 1" \
+	"and ICMP (what sch_pl2 reserves too): the ping on s1 ($((s1_foreign - foreign_before))), its reply on r0 ($((r0_foreign - r0_before)))"
 sw detach -a
 
 # ---- uplinks: they reserve nothing, the receiver's switch answers ----

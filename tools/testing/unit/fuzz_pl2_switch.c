@@ -9,6 +9,9 @@
  * exceeds T.  The clock modes: a slot never exceeds the backlog ahead,
  * the clocks never go back, the joint mode gives both ports one slot.
  * The lease and its sweep forget exactly the model's overdue counts.
+ * With any (--any-transport), TCP and UDP packets (fragments too) of 1 to
+ * 7 segments are scheduled DATA: never dropped, each segment counted off
+ * as a packet; UDP to the Shoal port and multicast never are.
  * pl2_classify() must accept any bytes and never give a demand outside
  * 1..kmax.  A libFuzzer target with -DSHOAL_LIBFUZZER, else a seeded
  * driver.
@@ -23,7 +26,16 @@
 
 #define NP	4
 
-static unsigned long rsvs, drops, expired, swept;
+static unsigned long rsvs, drops, expired, swept, foreign;
+
+/* n decrements of a model's count, never below 0: how many found 0 */
+static u32 model_sub(s64 *m, u32 n)
+{
+	u32 taken = *m <= 0 ? 0 : *m < n ? (u32)*m : n;
+
+	*m -= taken;
+	return n - taken;
+}
 
 /* A count the lease or the sweep set to 0: the model forgets it too */
 static s64 model_forget(s32 res, s64 *model)
@@ -86,11 +98,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	u64 drain[NP] = { 0 }, queued;
 	struct pl2_cfg c;
 	struct pl2_pkt p;
-	u32 w, cl, a, b, d, k, prev;
+	u32 w, cl, a, b, d, k, prev, segs;
 	u8 h[SHOAL_HDR_LEN];
 	u64 now = 1000000;
 	size_t at = 0;
-	bool drop;
+	bool drop, unsol;
 
 	if (size < 4)
 		return 0;
@@ -101,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.slot_ns = 1 + data[at++] * 100U;
 	c.expire_ns = data[0] & 0x80 ? (u64)(data[1] & 0x7f) * c.slot_ns : 0;
 	c.queue = !!(data[0] & 0x40);
+	c.any = !!(data[0] & 0x20);
 	memset(port, 0, sizeof(port));
 	while (at + 2 <= size) {
 		a = data[at] & 3;
@@ -167,13 +180,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 		} else if (k < 12) {			/* DATA */
 			back = pl2_backlog(&c, &port[a], &port[b], now);
-			drop = pl2_data(&c, &port[a], &port[b], k & 1, now, &cl);
-			if (drop != ((k & 1) && c.t_unsol && back > c.t_unsol))
+			unsol = k & 1;
+			segs = 1;
+			if (k >= 10) {
+				/* another transport's packet: TCP (k 10), or
+				 * (k 11) UDP to port d, d 0 meaning the Shoal
+				 * port, a fragment when d & 8, multicast when
+				 * d & 16; of d & 7 segments
+				 */
+				bool frag = k == 11 && (d & 8), uni = !(d & 16);
+				u32 proto = k == 10 ? PL2_IP_TCP : PL2_IP_UDP;
+				u32 dp = k == 11 && !d ? c.udp_port : d;
+				bool want = c.any && uni &&
+					    !(proto == PL2_IP_UDP && !frag &&
+					      dp == c.udp_port);
+
+				p.kind = PL2_OTHER;
+				if (pl2_foreign(&c, proto, frag, uni, dp, d & 7,
+						&p) != want ||
+				    (!want && p.kind != PL2_OTHER))
+					abort();
+				if (!want)
+					continue;
+				if (p.kind != PL2_DATA || p.unsol ||
+				    p.segs != ((d & 7) ? (d & 7) : 1))
+					abort();
+				unsol = p.unsol;
+				segs = p.segs;
+				foreign++;
+			}
+			drop = pl2_data_n(&c, &port[a], &port[b], unsol, segs,
+					  now, &cl);
+			if (drop != (unsol && c.t_unsol && back > c.t_unsol))
 				abort();
 			drops += drop;
 			if (!drop && c.queue)	/* it joins b's queue */
 				drain[b] = (drain[b] > now ? drain[b] : now) +
-					   c.slot_ns;
+					   segs * c.slot_ns;
 			if (!drop && c.queue && port[b].out_drain != drain[b])
 				abort();
 			if (c.mode == PL2_MODE_COUNTER) {
@@ -181,12 +224,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					     in_model[a] : out_model[b]))
 					abort();
 				if (!drop) {
-					prev = (in_model[a] == 0) +
-					       (out_model[b] == 0);
+					prev = model_sub(&in_model[a], segs) +
+					       model_sub(&out_model[b], segs);
 					if (cl != prev)
 						abort();
-					in_model[a] -= in_model[a] > 0;
-					out_model[b] -= out_model[b] > 0;
 				}
 			} else {
 				/* the clocks ignore DATA: only the queue moves */
@@ -233,15 +274,15 @@ int main(int argc, char **argv)
 			buf[k] = (unsigned char)rand();
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	if (rsvs < iters || !drops || !expired || !swept) {
-		printf("not ok 1 - fuzz_pl2_switch: only %lu RSVs, %lu drops, %lu expired, %lu swept in %lu inputs\n",
-		       rsvs, drops, expired, swept, iters);
+	if (rsvs < iters || !drops || !expired || !swept || !foreign) {
+		printf("not ok 1 - fuzz_pl2_switch: only %lu RSVs, %lu drops, %lu expired, %lu swept, %lu foreign in %lu inputs\n",
+		       rsvs, drops, expired, swept, foreign, iters);
 		return 1;
 	}
 	printf("ok 1 - fuzz_pl2_switch: %lu inputs (RSVs, DATA, time, random headers, 3 modes), ",
 	       iters);
-	printf("%lu RSVs, %lu drops, %lu expired by packets and %lu by the sweep, the model held\n",
-	       rsvs, drops, expired, swept);
+	printf("%lu RSVs, %lu drops, %lu expired by packets and %lu by the sweep, %lu foreign, the model held\n",
+	       rsvs, drops, expired, swept, foreign);
 	printf("1..1\n");
 	return 0;
 }

@@ -3,9 +3,12 @@
  * Unit tests of the PL2 switch logic (tools/pl2-switch/pl2_switch_core.h),
  * the code the tc-BPF program runs: parsing, Algorithm 1's counters with
  * the paper's Figure 2 example, the saturating decrement, the unsolicited
- * drop past T, the pairwise and joint clocks, and the configuration check.
+ * drop past T, the pairwise and joint clocks, the packets of other
+ * transports counted as DATA (--any-transport), and the configuration
+ * check.
  * Single-threaded: the atomics are exercised for their arithmetic only.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "pl2_switch_core.h"
@@ -403,6 +406,117 @@ static void test_queue(void)
 	CHECK(pl2_cfg_check(&c) != NULL, "queue on needs a slot length");
 }
 
+/* the map values' layout: any reuses cfg's pad, foreign is appended */
+_Static_assert(sizeof(struct pl2_cfg) == 40 &&
+	       offsetof(struct pl2_cfg, queue) == 32 &&
+	       offsetof(struct pl2_cfg, any) == 36, "pl2_cfg's layout");
+_Static_assert(offsetof(struct pl2_stats, transit) == 10 * 8 &&
+	       offsetof(struct pl2_stats, foreign) == 11 * 8 &&
+	       sizeof(struct pl2_stats) == 12 * 8, "pl2_stats' layout");
+
+/*
+ * --any-transport: every unicast IP packet but Shoal's (what sch_pl2
+ * reserves for) is scheduled DATA; a burst of them after an RSV brings
+ * the counters back to 0
+ */
+static void test_foreign(void)
+{
+	static const u8 a4[][4] = {
+		{ 10, 0, 0, 1 }, { 224, 0, 0, 1 }, { 239, 255, 255, 250 },
+		{ 255, 255, 255, 255 }, { 0, 1, 2, 3 }, { 240, 0, 0, 1 },
+		{ 255, 255, 255, 254 }, { 223, 255, 255, 255 },
+	};
+	static const bool u4[] = { true, false, false, false, false, true, true, true };
+	u8 a6[16] = { 0xfd, 0 };
+	struct pl2_cfg c = { 4797, PL2_MODE_COUNTER, 4, 6, 1000, 0, 1, 0 };
+	struct pl2_port p[2];
+	struct pl2_pkt k;
+	u32 w, cl, i, n;
+
+	for (i = 0; i < sizeof(u4) / sizeof(u4[0]); i++)
+		CHECK(pl2_unicast4(a4[i]) == u4[i], "%u.%u.%u.%u is %sunicast",
+		      a4[i][0], a4[i][1], a4[i][2], a4[i][3], u4[i] ? "" : "not ");
+	CHECK(pl2_unicast6(a6), "fd00:: is unicast");
+	a6[0] = 0xff;
+	CHECK(!pl2_unicast6(a6), "ff00::/8 is not");
+
+	k.kind = PL2_OTHER;
+	CHECK(!pl2_foreign(&c, PL2_IP_TCP, false, true, 0, 0, &k) && k.kind == PL2_OTHER,
+	      "without any: TCP is other traffic, *p untouched");
+	CHECK(!pl2_foreign(&c, PL2_IP_UDP, false, true, 9, 0, &k) &&
+	      !pl2_foreign(&c, PL2_IP_ICMP, false, true, 0, 0, &k) &&
+	      !pl2_foreign(&c, PL2_IP_UDP, true, true, 0, 0, &k),
+	      "without any: UDP to port 9, ICMP, a fragment are other");
+	c.any = 1;
+	CHECK(pl2_foreign(&c, PL2_IP_TCP, false, true, 0, 0, &k) && k.kind == PL2_DATA &&
+	      !k.unsol && k.segs == 1 && !k.demand && !k.word,
+	      "any: TCP is scheduled DATA of 1 packet");
+	CHECK(pl2_foreign(&c, PL2_IP_TCP, false, true, 4797, 0, &k) && k.kind == PL2_DATA,
+	      "any: TCP to port 4797 too (Shoal is UDP)");
+	CHECK(pl2_foreign(&c, PL2_IP_UDP, false, true, 9, 1, &k) && k.kind == PL2_DATA && k.segs == 1,
+	      "any: UDP to port 9 is scheduled DATA");
+	k.kind = PL2_OTHER;
+	CHECK(!pl2_foreign(&c, PL2_IP_UDP, false, true, 4797, 0, &k) && k.kind == PL2_OTHER,
+	      "any: UDP to the Shoal port is Shoal's (pl2_classify), not foreign");
+	CHECK(pl2_foreign(&c, PL2_IP_UDP, true, true, 4797, 0, &k) &&
+	      pl2_foreign(&c, PL2_IP_UDP, true, true, 0, 0, &k),
+	      "any: an IPv4 fragment is foreign, even one of a datagram to the Shoal port (sch_pl2 reserves it)");
+	c.udp_port = 5000;
+	CHECK(!pl2_foreign(&c, PL2_IP_UDP, false, true, 5000, 0, &k) &&
+	      pl2_foreign(&c, PL2_IP_UDP, false, true, 4797, 0, &k),
+	      "any: the Shoal port is the configured one");
+	c.udp_port = 4797;
+	CHECK(pl2_foreign(&c, PL2_IP_ICMP, false, true, 0, 0, &k) &&
+	      pl2_foreign(&c, 58, false, true, 0, 0, &k) &&
+	      pl2_foreign(&c, 132, false, true, 0, 0, &k) &&
+	      pl2_foreign(&c, 44, false, true, 0, 0, &k),
+	      "any: ICMP, ICMPv6, SCTP, an IPv6 fragment header are foreign");
+	CHECK(!pl2_foreign(&c, PL2_IP_TCP, false, false, 0, 0, &k) &&
+	      !pl2_foreign(&c, PL2_IP_UDP, false, false, 9, 0, &k),
+	      "any: nothing to a multicast or broadcast destination (sch_pl2 passes it)");
+	CHECK(pl2_foreign(&c, PL2_IP_TCP, false, true, 80, 44, &k) && k.segs == 44,
+	      "any: a TCP GSO packet of 44 segments is 44 packets");
+
+	/* the scenario's: RSV 4, then 4 UDP packets to port 9 */
+	memset(p, 0, sizeof(p));
+	w = pl2_counter_rsv(&c, &p[0], &p[1], 4, 10000);
+	CHECK_EQ(w, 0, "an RSV for 4: (0, 0)");
+	for (i = 0, n = 0; i < 4; i++) {
+		pl2_foreign(&c, PL2_IP_UDP, false, true, 9, 0, &k);
+		n += !pl2_data_n(&c, &p[0], &p[1], k.unsol, k.segs, 10000, &cl) && !cl;
+	}
+	CHECK(n == 4 && p[0].in_res == 0 && p[1].out_res == 0 && p[1].out_drain == 14000,
+	      "4 UDP packets to port 9 pass, counters back to 0 (%d, %d), queued 4 slots (%llu)",
+	      p[0].in_res, p[1].out_res, (unsigned long long)p[1].out_drain);
+	/* never unsolicited: passes at any backlog */
+	p[1].out_res = 50;
+	CHECK(!pl2_data_n(&c, &p[0], &p[1], k.unsol, k.segs, 10000, &cl) &&
+	      p[1].out_res == 49 && cl == 1,
+	      "backlog 50 > T 6: a foreign packet still passes (out %d, the input clamped)",
+	      p[1].out_res);
+
+	/* a GSO packet counts off its segments, clamping what found 0 */
+	memset(p, 0, sizeof(p));
+	p[0].in_res = 10;
+	p[1].out_res = 3;
+	CHECK(!pl2_data_n(&c, &p[0], &p[1], false, 5, 0, &cl) && cl == 2 &&
+	      p[0].in_res == 5 && p[1].out_res == 0 && p[1].out_drain == 5000,
+	      "5 segments: in 10 -> %d, out 3 -> %d, 2 clamped (%u), queue 5 slots (%llu)",
+	      p[0].in_res, p[1].out_res, cl, (unsigned long long)p[1].out_drain);
+	p[0].in_res = -1;	/* a racing clamp not yet undone */
+	CHECK(pl2_sub_sat(&p[0].in_res, 3) == 3 && p[0].in_res == -1,
+	      "a negative count (a racing undo) takes nothing, all 3 clamp");
+	p[0].in_res = 7;
+	CHECK(pl2_sub_sat(&p[0].in_res, 1) == 0 && p[0].in_res == 6 &&
+	      pl2_sub_sat(&p[0].in_res, 6) == 0 && p[0].in_res == 0 &&
+	      pl2_sub_sat(&p[0].in_res, 1) == 1 && p[0].in_res == 0,
+	      "subtract 1, 6 (to 0), then 1 more clamps");
+	c.any = 2;
+	CHECK(pl2_cfg_check(&c) != NULL, "any 2: refused");
+	c.any = 1;
+	CHECK(pl2_cfg_check(&c) == NULL, "any 1: valid");
+}
+
 int main(void)
 {
 	test_classify();
@@ -415,6 +529,7 @@ int main(void)
 	test_lease();
 	test_sweep();
 	test_queue();
+	test_foreign();
 	test_cfg();
 	return unit_done();
 }
