@@ -386,8 +386,10 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	}
 	if (ss && !shoal_sock_hears(ss, src))
 		ss = NULL;
-	if (ss && pkt->type == SHOAL_T_RSV) {
-		/* no PL2 switch took it on the way */
+	/* no PL2 switch took it on the way; an RSV of Shoal ports 0 is a
+	 * host qdisc's (sch_pl2), for traffic no socket of ours carries
+	 */
+	if (pkt->type == SHOAL_T_RSV && (ss || (!pkt->sport && !pkt->dport))) {
 		shoal_pl2_answer(sn, pkt, src, local, &q);
 		kfree_skb(skb);
 		shoal_xmit_list(sn, &q);
