@@ -16,7 +16,7 @@ SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-po
 UNIT_SRCS := $(wildcard tools/testing/unit/test_*.c tools/testing/unit/fuzz_*.c)
 UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
-TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so
+TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so tc/q_pl2.so
 TRAFFIC := tools/traffic/shoal-blast tools/traffic/shoal-sink tools/traffic/shoal-flows
 TOOLS := $(TRAFFIC) tools/shoal-perf/shoal-perf
 EXAMPLES := tools/examples/shoal-send tools/examples/shoal-recv

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the Shoal tc plugins (q_trim.c, q_afq.c, q_calq.c, q_sqr.c) share:
- * the option table and its parsing loop, the value parsers (numbers,
- * packet counts, sizes, times, keywords, rates), the one form of their
- * error messages, the attributes sent, reading attributes of any integer
- * width back, and the xstats field table.
+ * What the Shoal tc plugins (q_trim.c, q_afq.c, q_calq.c, q_sqr.c,
+ * q_pl2.c) share: the option table and its parsing loop, the value parsers
+ * (numbers, packet counts, sizes, times, keywords, rates), the one form of
+ * their error messages, the attributes sent, reading attributes of any
+ * integer width back, and the xstats field table.
  *
  * Each plugin is built as one .so from one .c file, so everything here is
  * static inline (no unused-function warnings, no shared object to link).
@@ -52,6 +52,10 @@ struct pu_desc {
 	void (*explain)(void);		/* the usage text, after every error */
 	/* value-less words and "help": 1 taken, 0 not one, -1 error */
 	int (*word)(struct pu_req *r, const char *word);
+	/* attributes that are not numbers (structs), added after those of
+	 * r->val in the same nest; NULL: none.  0, or -1 (no room)
+	 */
+	int (*put)(const struct pu_req *r, struct nlmsghdr *n);
 };
 
 struct pu_req {
@@ -69,7 +73,8 @@ struct pu_opt {
 		     struct pu_req *r);
 	const char * const *names;	/* keyword values, indexed by value */
 	unsigned int nnames;
-	__u64 min;			/* numbers and sizes: the least */
+	__u64 min;			/* numbers, sizes, times: the least */
+	__u64 max;			/* ... the most (0: what the attribute holds) */
 	bool c_base;			/* numbers: also 0x hex (and 0 octal) */
 	unsigned int unit_ns;		/* times: ns per unit sent (0: 1) */
 };
@@ -87,6 +92,14 @@ static inline __u64 attr_max(const struct pu_req *r, int type)
 	return w >= 8 ? ~0ULL : (1ULL << (8 * w)) - 1;
 }
 
+/* The most @o takes: its own bound if it has one, else what fits */
+static inline __u64 opt_max(const struct pu_opt *o, const struct pu_req *r)
+{
+	__u64 max = attr_max(r, o->type);
+
+	return o->max && o->max < max ? o->max : max;
+}
+
 static inline int bad(const struct pu_req *r, const char *opt,
 		      const char *arg, const char *why)
 {
@@ -99,7 +112,8 @@ static inline int bad(const struct pu_req *r, const char *opt,
 /* ---- value parsers ---- */
 
 /*
- * @digits as an unsigned integer from o->min to what the attribute holds:
+ * @digits as an unsigned integer from o->min to o->max or what the
+ * attribute holds:
  * decimal, or with o->c_base also 0x hex and 0 octal.  It starts with a
  * digit (no sign, no blank) and has nothing after it.  An error quotes
  * @arg, the option's value as given.
@@ -107,7 +121,7 @@ static inline int bad(const struct pu_req *r, const char *opt,
 static inline int pu_num(const struct pu_opt *o, const char *digits,
 			 const char *arg, struct pu_req *r)
 {
-	__u64 max = attr_max(r, o->type), v;
+	__u64 max = opt_max(o, r), v;
 	char why[80];
 	char *end;
 
@@ -150,7 +164,7 @@ static inline int parse_pkts(const struct pu_opt *o, const char *arg,
 static inline int parse_bytes(const struct pu_opt *o, const char *arg,
 			      struct pu_req *r)
 {
-	__u64 max = attr_max(r, o->type);
+	__u64 max = opt_max(o, r);
 	unsigned int v;
 	char why[80];
 
@@ -164,10 +178,32 @@ static inline int parse_bytes(const struct pu_opt *o, const char *arg,
 	return 0;
 }
 
+/* @ns in the largest unit that shows it exactly: "0", "20ms", "12345ns" */
+static inline char *pu_sprint_ns(__u64 ns, char *buf, size_t size)
+{
+	static const struct { const char *unit; __u64 ns; } units[] = {
+		{ "s", 1000000000 }, { "ms", 1000000 }, { "us", 1000 },
+	};
+	size_t i;
+
+	for (i = 0; ns && i < ARRAY_SIZE(units); i++) {
+		if (ns % units[i].ns == 0) {
+			snprintf(buf, size, "%llu%s",
+				 (unsigned long long)(ns / units[i].ns),
+				 units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, size, ns ? "%lluns" : "%llu", (unsigned long long)ns);
+	return buf;
+}
+
 /*
  * A time: "10us", "1.5ms", "2s", "12345ns", or a plain number in the unit
  * of the attribute (o->unit_ns nanoseconds; 0 or 1: ns).  An attribute in
  * ns takes the nearest ns; one in a coarser unit takes whole units only.
+ * With o->min or o->max the range (in units of the attribute) is checked
+ * and named in the error.
  */
 static inline int parse_time(const struct pu_opt *o, const char *arg,
 			     struct pu_req *r)
@@ -178,7 +214,9 @@ static inline int parse_time(const struct pu_opt *o, const char *arg,
 		{ "secs", 1e9 },
 	};
 	double unit = o->unit_ns > 1 ? o->unit_ns : 1, v, whole;
-	__u64 max = attr_max(r, o->type);
+	__u64 max = opt_max(o, r);
+	char why[160], range[56] = "", lo[24], hi[24];
+	__u64 u = (__u64)unit;
 	char *end;
 	size_t i;
 
@@ -200,14 +238,21 @@ static inline int parse_time(const struct pu_opt *o, const char *arg,
 	whole = (double)(__u64)(v + 0.5);
 	if (unit > 1 && (v - whole > 1e-6 || whole - v > 1e-6))
 		goto bad;
-	if ((__u64)whole > max)
+	if ((__u64)whole < o->min || (__u64)whole > max)
 		goto bad;
 	req_set(r, o->type, (__u64)whole);
 	return 0;
 bad:
-	return bad(r, o->name, arg, unit > 1 ?
-		   "expected a time in whole us like 30us, 1.5ms or 1s (plain numbers are us)" :
-		   "expected a time like 10us, 1.5ms or 1s (plain numbers are ns)");
+	if (o->min || o->max)
+		snprintf(range, sizeof(range), " %s..%s",
+			 pu_sprint_ns(o->min * u, lo, sizeof(lo)),
+			 pu_sprint_ns(max > ~0ULL / u ? ~0ULL : max * u, hi,
+				      sizeof(hi)));
+	snprintf(why, sizeof(why), unit > 1 ?
+		 "expected a time%s in whole us like 30us, 1.5ms or 1s (plain numbers are us)" :
+		 "expected a time%s like 10us, 1.5ms or 1s (plain numbers are ns)",
+		 range);
+	return bad(r, o->name, arg, why);
 }
 
 static inline int parse_keyword(const struct pu_opt *o, const char *arg,
@@ -282,6 +327,9 @@ static inline int parse_rate(const struct pu_opt *o, const char *arg,
 #define OPT(n, t, fn)	{ .name = n, .type = t, .parse = fn }
 /* A number or size of at least @m; a number that may also be in 0x hex */
 #define OPT_MIN(n, t, fn, m) { .name = n, .type = t, .parse = fn, .min = m }
+/* A number, size or time from @lo to @hi */
+#define OPT_RANGE(n, t, fn, lo, hi) { .name = n, .type = t, .parse = fn, \
+				      .min = lo, .max = hi }
 #define OPT_CNUM(n, t)	{ .name = n, .type = t, .parse = parse_num, \
 			  .c_base = true }
 /* A time whose attribute counts @u ns */
@@ -348,7 +396,10 @@ static inline int put_mac(struct nlmsghdr *n, int type, __u64 v)
 	return addattr_l(n, TC_PLUGIN_MSG_MAX, type, mac, sizeof(mac));
 }
 
-/* The attributes given, each in its width (6: a MAC), in TCA_OPTIONS */
+/*
+ * The attributes given, each in its width (6: a MAC), then those of
+ * d->put, in TCA_OPTIONS
+ */
 static inline int put_attrs(const struct pu_req *r, struct nlmsghdr *n)
 {
 	struct rtattr *nest;
@@ -376,6 +427,8 @@ static inline int put_attrs(const struct pu_req *r, struct nlmsghdr *n)
 			break;
 		}
 	}
+	if (!err && r->d->put)
+		err = r->d->put(r, n);
 	if (err)
 		return -1;
 	addattr_nest_end(n, nest);

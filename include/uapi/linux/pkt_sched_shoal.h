@@ -430,4 +430,57 @@ struct tc_sqr_xstats {
 				 */
 };
 
+/* ---- pl2: PL2's host side for any traffic (Documentation/sch_pl2.md) ---- */
+
+enum {
+	TCA_PL2_UNSPEC,
+	TCA_PL2_PAD,
+	TCA_PL2_LIMIT,			/* u32: packets held in all (1..) */
+	TCA_PL2_FLOWS,			/* u32: destinations held at once (1..) */
+	TCA_PL2_K,			/* u32: packets per burst (1..PL2_QD_K_MAX) */
+	TCA_PL2_RATE,			/* u64: the link, bytes per second; 0 = the device's */
+	TCA_PL2_SLOT_NS,		/* u32: a slot; 0 = one full frame at the rate */
+	TCA_PL2_RSV_TIMEOUT_US,		/* u32: a burst goes after this without its GRT */
+	TCA_PL2_UNSOL,			/* u32: unsolicited below this many slots, 0 = never */
+	TCA_PL2_SHOAL_PORT,		/* u16: UDP port of RSVs and GRTs (the switch's) */
+	TCA_PL2_DOMAIN4,		/* struct tc_pl2_prefix: IPv4 destinations reserved */
+	TCA_PL2_DOMAIN6,		/* struct tc_pl2_prefix: IPv6 destinations reserved */
+	__TCA_PL2_MAX
+};
+
+#define TCA_PL2_MAX (__TCA_PL2_MAX - 1)
+
+#define PL2_QD_K_MAX		64
+#define PL2_QD_TIMEOUT_US_MAX	10000000	/* 10 s */
+#define PL2_QD_SLOT_NS_MAX	1000000000	/* 1 s */
+
+/* A destination prefix; plen 0 with any address: every destination */
+struct tc_pl2_prefix {
+	__u8 plen;			/* 0..32 (IPv4), 0..128 (IPv6) */
+	__u8 pad[3];
+	__be32 addr[4];			/* IPv4 in addr[0] */
+};
+
+struct tc_pl2_xstats {
+	__u64 bursts;		/* bursts released to the device */
+	__u64 burst_pkts;	/* packets in them */
+	__u64 rsv;		/* RSVs sent */
+	__u64 grt;		/* GRTs taken for a burst waiting */
+	__u64 grt_stale;	/* GRTs for no burst waiting (late, foreign) */
+	__u64 waits;		/* bursts that waited for their slot */
+	__u64 wait_ns;		/* ... their waits, in all */
+	__u64 unsol;		/* bursts sent unsolicited (Algorithm 2) */
+	__u64 timeouts;		/* bursts sent without a GRT: it was overdue */
+	__u64 rsv_nomem;	/* ... or no RSV could be built */
+	__u64 passed;		/* packets not reserved: non-IP, control,
+				 * Shoal's own, outside the domain
+				 */
+	__u64 drop_limit;	/* arrivals dropped: limit reached */
+	__u64 drop_flows;	/* ... no destination could be held */
+	__u32 flows;		/* destinations held now */
+	__u32 waiting;		/* of them, with a burst out (RSV or slot) */
+	__u64 rate;		/* bytes per second in use */
+	__u64 slot_ns;		/* the slot in use */
+};
+
 #endif /* _UAPI_LINUX_PKT_SCHED_SHOAL_H */

@@ -115,7 +115,7 @@ topo_modules()
 	for m in "${@:-sch_trim}"; do
 		grep -q "^$m " /proc/modules && continue
 		case $m in
-		sch_trim | sch_afq | sch_calq | sch_sqr) ;;
+		sch_trim | sch_afq | sch_calq | sch_sqr | sch_pl2) ;;
 		*)
 			modprobe "$m" || topo_die "modprobe $m failed"
 			continue

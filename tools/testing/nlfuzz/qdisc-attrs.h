@@ -71,11 +71,23 @@ static const unsigned char sqr_width[TCA_SQR_MAX + 1] = {
 	[TCA_SQR_HB_INTERVAL] = 4, [TCA_SQR_HB_MISS] = 4,
 };
 
+/* the domains are a struct tc_pl2_prefix each (20 bytes) */
+static const unsigned char pl2_width[TCA_PL2_MAX + 1] = {
+	[TCA_PL2_LIMIT] = 4, [TCA_PL2_FLOWS] = 4, [TCA_PL2_K] = 4,
+	[TCA_PL2_RATE] = 8, [TCA_PL2_SLOT_NS] = 4,
+	[TCA_PL2_RSV_TIMEOUT_US] = 4, [TCA_PL2_UNSOL] = 4,
+	[TCA_PL2_SHOAL_PORT] = 2,
+	[TCA_PL2_DOMAIN4] = sizeof(struct tc_pl2_prefix),
+	[TCA_PL2_DOMAIN6] = sizeof(struct tc_pl2_prefix),
+};
+
+/* every kind is created at the root (pl2 can be nowhere else) */
 static const struct qdisc_kind qdisc_kinds[] = {
 	{ "trim", TCA_TRIM_MAX, trim_width, TCA_TRIM_PAD, 0 },
 	{ "afq", TCA_AFQ_MAX, afq_width, TCA_AFQ_PAD, 0 },
 	{ "calq", TCA_CALQ_MAX, calq_width, TCA_CALQ_PAD, 0 },
 	{ "sqr", TCA_SQR_MAX, sqr_width, TCA_SQR_PAD, TCA_SQR_BACKUP },
+	{ "pl2", TCA_PL2_MAX, pl2_width, TCA_PL2_PAD, 0 },
 };
 
 #define QDISC_KINDS (int)(sizeof(qdisc_kinds) / sizeof(qdisc_kinds[0]))

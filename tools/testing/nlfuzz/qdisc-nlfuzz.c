@@ -44,6 +44,7 @@
 #include "nlfuzz-traffic.h"
 
 #define MAX_ATTRS	10
+#define MAX_VAL		24	/* the widest attribute: a struct tc_pl2_prefix, 20 */
 #define POOL		64
 #define MAX_MSGS	256
 #define MAX_REPORTS	8
@@ -59,8 +60,9 @@ static const char *const op_name[OPS] = { "change", "replace", "init" };
 struct attr {
 	unsigned short type;
 	unsigned short len;
-	unsigned char val[16];
+	unsigned char val[MAX_VAL];
 };
+_Static_assert(sizeof(struct tc_pl2_prefix) <= MAX_VAL, "MAX_VAL below an attribute's width");
 
 /* one attribute set: attributes, or raw bytes in place of them */
 struct aset {
@@ -501,7 +503,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	const char *dev = NULL, *kinds = "trim,afq,calq,sqr", *target = NULL;
+	const char *dev = NULL, *kinds = "trim,afq,calq,sqr,pl2", *target = NULL;
 	uint64_t seed = (uint64_t)time(NULL) % 100000;
 	int one = 1, failed = 0, tests = 0, c, i;
 	static char buf[BUF];

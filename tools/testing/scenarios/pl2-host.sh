@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# pl2-host: PL2 for unmodified applications (sch_pl2).  Six senders send
+# plain UDP (shoal-blast to a port that is not Shoal's) and TCP (shoal-perf
+# RPCs) into one receiver through the switch namespace, whose ports all run
+# pl2-switch with --any-transport (counter mode, the output's queue
+# counted).  The switch's port to the receiver is a tbf at RATE over a
+# drop-tail FIFO of QLIMIT packets; each sender's eth0 is either `pl2`
+# (rate RATE, slot SLOT_NS, K 4) or the device's default queue.
+#   1. UDP at 6 x the port's rate, IPv4 then IPv6, with pl2 on every
+#      sender: every datagram arrives and the port drops none; every RSV
+#      was answered (no burst went for want of its GRT, beyond a few in a
+#      hundred for the guest's timers); bursts of at most K; the switch's
+#      counters back to 0, the TCP/UDP packets counted as DATA (foreign).
+#   2. The same UDP without pl2: the port drops most (counted and checked,
+#      so that the checks of 1 can fail).
+#   3. TCP RPCs: a client on the receiver asks each sender's server for
+#      64 KB answers (RESP_LOAD of the port in all): with pl2 every RPC is
+#      answered and the port drops nothing; without it (reported) the
+#      same arrivals.
+#   4. Wrong uses: pl2 under a parent, k 0, a bad domain: refused with a
+#      message, the old configuration kept.
+#   5. The module unloads once its qdiscs are gone.
+# shellcheck source-path=SCRIPTDIR
+# shellcheck disable=SC2154	# values arrive by eval
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../lib/topo.sh
+source "$HERE/../lib/topo.sh"
+
+N=6
+RATE=${PL2_HOST_RATE:-20}	# Mbit/s, the receiver's port
+FRAME=1514
+# a slot: a full frame at 95% of RATE, as pl2-incast: the guest's tbf
+# delivers a little below its nominal rate
+SLOT_NS=$(((FRAME * 8 * 1000 * 100 + RATE * 95 - 1) / (RATE * 95)))
+K=4
+PORT_BURST=$((RATE * 1000000 / 8 / 100))	# 10 ms of the link
+QLIMIT=100			# the port's FIFO, packets
+UDP_PORT=9000			# not Shoal's: plain UDP to pl2
+SIZE=1000			# UDP payload
+PPS=$((RATE * 1000000 / 8 / (SIZE + 74)))	# each sender at the port's rate
+COUNT=${PL2_HOST_COUNT:-1000}	# per sender
+RESP=65536
+REQ=100
+RESP_LOAD=${PL2_HOST_RESP_LOAD:-1.5}	# TCP answers, of the port, in all
+RPC_DUR=2
+PERF_PORT=4800
+PL2SW=$TREE/tools/pl2-switch/pl2-switch
+PERF=$TREE/tools/shoal-perf/shoal-perf
+DIR=${OUT:-${VM_OUT:-/tmp}}/pl2-host.d
+
+if [ ! -x "$PERF" ] || [ ! -x "$PL2SW" ]; then
+	topo_die "build the tools first: make tools"
+fi
+topo_modules sch_pl2
+topo_init pl2host
+trap 'topo_teardown' EXIT
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
+	topo_die "cannot mount the BPF filesystem"
+topo_build $N >/dev/null
+mkdir -p "$DIR"
+rm -rf "${DIR:?}"/*
+
+sw()
+{
+	ip netns exec "$TOPO_SW" "$PL2SW" "$@"
+}
+
+SW_PORTS=(r0)
+for ((i = 1; i <= N; i++)); do
+	SW_PORTS+=("s$i")
+done
+sw attach --any-transport --kmax $K --slot-ns $SLOT_NS "${SW_PORTS[@]}" ||
+	topo_die "pl2-switch attach"
+
+# senders_pl2 on|off: every sender's eth0 root
+senders_pl2()
+{
+	local i ns
+
+	for ((i = 1; i <= N; i++)); do
+		ns=$(topo_sender_ns "$i")
+		tc -n "$ns" qdisc del dev eth0 root 2>/dev/null
+		[ "$1" = on ] || continue
+		tc -n "$ns" qdisc add dev eth0 root pl2 rate "${RATE}mbit" \
+			slot ${SLOT_NS}ns k $K || topo_die "pl2 on $ns"
+	done
+}
+
+# pl2_sum FIELD: a pl2 xstats field summed over the senders
+pl2_sum()
+{
+	local i s=0 v
+
+	for ((i = 1; i <= N; i++)); do
+		v=$(tc -n "$(topo_sender_ns "$i")" -s -j qdisc show dev eth0 |
+			python3 -c 'import json, sys
+q = [x for x in json.load(sys.stdin) if x.get("kind") == "pl2"]
+print(q[0].get(sys.argv[1], -1) if q else -1)' "$1")
+		[ "$v" -lt 0 ] && { echo -1; return; }
+		s=$((s + v))
+	done
+	echo $s
+}
+
+# reserved / foreign: the switch's counters, summed over its ports
+reserved()
+{
+	sw show -j | grep -oE '"(in|out)_res": -?[0-9]+' |
+		awk '{ s += $2 } END { print s + 0 }'
+}
+
+foreign()
+{
+	sw show -j | grep -oE '"foreign": [0-9]+' | awk '{ s += $2 } END { print s + 0 }'
+}
+
+port_queue()
+{
+	topo_link_qdisc "${RATE}mbit" $PORT_BURST 10000000 pfifo limit $QLIMIT ||
+		topo_die "r0 queue"
+}
+
+# udp NAME FAMILY: one blast of every sender into the port
+udp()
+{
+	port_queue
+	topo_run "$DIR/$1" $N "$2" --port $UDP_PORT --expect "$((N * COUNT))" \
+		--idle 3000 --timeout 120 -- --port $UDP_PORT --count "$COUNT" \
+		--size $SIZE --rate $PPS
+	echo "# $1: sent $sent (errors $send_errors), arrived $s_distinct" \
+		"(duplicates $s_duplicates), port drops $child_drops"
+}
+
+# ---- 1. UDP with pl2 ----
+for fam in 4 6; do
+	senders_pl2 on
+	f0=$(foreign)
+	udp "udp$fam" $fam
+	rsv=$(pl2_sum rsv) grt=$(pl2_sum grt) tmo=$(pl2_sum timeouts)
+	bursts=$(pl2_sum bursts) bpkts=$(pl2_sum burst_pkts)
+	lim=$(pl2_sum drop_limit) stale=$(pl2_sum grt_stale)
+	topo_nap 0.5
+	res=$(reserved) fgn=$(($(foreign) - f0))
+	echo "# udp$fam pl2: RSVs $rsv, GRTs $grt (stale $stale), timeouts $tmo," \
+		"bursts $bursts of $bpkts packets, limit drops $lim;" \
+		"switch: reserved now $res, foreign $fgn"
+	tap_ok "sent == N * COUNT && send_errors == 0 && s_distinct == sent && s_duplicates == 0" \
+		"UDP/IPv$fam at ${N}x the port with pl2: all $sent datagrams arrive once ($s_distinct)"
+	tap_ok "child_drops == 0" \
+		"UDP/IPv$fam with pl2: the port drops nothing ($child_drops)"
+	tap_ok "rsv > 0 && grt + tmo == rsv && tmo * 20 <= rsv && lim == 0" \
+		"UDP/IPv$fam: every burst reserved ($rsv RSVs), answered ($grt GRTs," \
+		"$tmo sent without one)"
+	tap_ok "bursts > 0 && bpkts == N * COUNT && bpkts <= K * bursts" \
+		"UDP/IPv$fam: bursts of at most $K ($bpkts packets in $bursts)"
+	tap_ok "res == 0 && fgn >= N * COUNT" \
+		"UDP/IPv$fam: the switch's counters back to 0 ($res), its DATA counted" \
+		"the UDP packets ($fgn)"
+done
+
+# ---- 2. UDP without pl2 ----
+senders_pl2 off
+udp udp4-none 4
+tap_ok "child_drops * 2 > sent && s_distinct + child_drops == sent" \
+	"UDP without pl2: the port drops most ($child_drops of $sent; arrived $s_distinct)"
+topo_nap 0.5
+res=$(reserved)
+tap_ok "res == 0" "without pl2 nothing was reserved ($res)"
+
+# ---- 3. TCP RPCs ----
+servers_start()
+{
+	local i ns
+
+	SRV_PIDS=()
+	for ((i = 1; i <= N; i++)); do
+		ns=$(topo_sender_ns "$i")
+		rm -f "$DIR/srv$i.ready"
+		ip netns exec "$ns" "$PERF" server --proto tcp --port $PERF_PORT \
+			--resp-size $RESP --ready "$DIR/srv$i.ready" 2>"$DIR/srv$i.log" &
+		SRV_PIDS+=($!)
+	done
+	TOPO_PIDS+=("${SRV_PIDS[@]}")
+	for ((i = 1; i <= N; i++)); do
+		for ((t = 0; t < 600; t++)); do
+			[ -e "$DIR/srv$i.ready" ] && break
+			topo_nap 0.05
+		done
+	done
+}
+
+# rpcs NAME: a client per server, all at once; sets rpc_rc, issued,
+# answered, p99 (us, over every client's completion times), drops
+rpcs()
+{
+	local i pids=() load files=()
+
+	load=$(awk -v l="$RESP_LOAD" -v n=$N -v q=$REQ -v r=$RESP \
+		'BEGIN { printf "%.6f", l / n * q / r }')
+	port_queue
+	for ((i = 1; i <= N; i++)); do
+		ip netns exec "$TOPO_RX" "$PERF" client --proto tcp \
+			--server "10.100.$i.1:$PERF_PORT" --workload fixed:$REQ \
+			--load "$load" --link-mbps "$RATE" --duration $RPC_DUR \
+			--drain 30 --seed "$i" --connections 2 --json \
+			>"$DIR/$1.rpc$i" 2>"$DIR/$1.rpc$i.log" &
+		pids+=($!)
+		files+=("$DIR/$1.rpc$i")
+	done
+	rpc_rc=0
+	for i in "${pids[@]}"; do
+		wait "$i" || rpc_rc=1
+	done
+	tc -n "$TOPO_SW" -s -j qdisc show dev r0 >"$DIR/$1.qdisc"
+	drops=$(python3 -c 'import json, sys
+print(sum(q.get("drops", 0) for q in json.load(open(sys.argv[1])) if q.get("handle") == "10:"))' \
+		"$DIR/$1.qdisc")
+	eval "$(python3 -c 'import json, sys
+iss = done = 0
+times = []
+els = [0]
+for f in sys.argv[1:]:
+    try:
+        j = json.load(open(f))
+    except (OSError, ValueError):
+        iss += 1
+        continue
+    iss += j["messages"]["issued"]
+    done += j["messages"]["completed"]
+    times += j.get("completion_us", [])
+    els.append(j.get("elapsed_s", 0))
+times.sort()
+p99 = int(times[max(0, -(-len(times) * 99 // 100) - 1)]) if times else -1
+p50 = int(times[max(0, -(-len(times) * 50 // 100) - 1)]) if times else -1
+print("issued=%d answered=%d p99=%d p50=%d elapsed_ms=%d" % (iss, done, p99, p50, max(els) * 1000))' \
+		"${files[@]}")"
+	echo "# $1: $answered of $issued RPCs answered (rc $rpc_rc), p50 $p50 us," \
+		"p99 $p99 us over all clients, the last answer after $elapsed_ms ms;" \
+		"port drops $drops"
+}
+
+servers_start
+senders_pl2 on
+rpcs tcp-pl2
+tap_ok "rpc_rc == 0 && issued > 0 && answered == issued" \
+	"TCP RPCs with pl2: all $issued answered ($answered)"
+tap_ok "drops == 0" "TCP RPCs with pl2: the port drops nothing ($drops)"
+pl2_p99=$p99
+senders_pl2 off
+rpcs tcp-none
+echo "# TCP RPCs, p99: $pl2_p99 us with pl2, $p99 us without" \
+	"(port drops $drops without)"
+
+# ---- 4. wrong uses ----
+ns1=$(topo_sender_ns 1)
+tc -n "$ns1" qdisc add dev eth0 root pl2 k 8 rate "${RATE}mbit" || topo_die "pl2 k 8"
+msg=$(tc -n "$ns1" qdisc change dev eth0 root pl2 k 0 2>&1)
+rc=$?
+msg=${msg%%$'\n'*}
+kept=$(tc -n "$ns1" qdisc show dev eth0 | grep -c ' k 8 ')
+tap_ok "rc != 0 && $kept == 1" "k 0 refused ($msg), k 8 kept"
+msg=$(tc -n "$ns1" qdisc change dev eth0 root pl2 domain 10.0.0.0/33 2>&1)
+rc=$?
+msg=${msg%%$'\n'*}
+tap_ok "rc != 0" "a prefix length of 33 refused ($msg)"
+tc -n "$ns1" qdisc del dev eth0 root
+tc -n "$ns1" qdisc add dev eth0 root handle 1: prio || topo_die "prio"
+msg=$(tc -n "$ns1" qdisc add dev eth0 parent 1:1 pl2 2>&1)
+rc=$?
+msg=${msg%%$'\n'*}
+tap_ok "rc != 0 && $(grep -c 'root qdisc' <<<"$msg") == 1" \
+	"pl2 under a parent refused ($msg)"
+tc -n "$ns1" qdisc del dev eth0 root
+
+# ---- 5. unload ----
+topo_teardown
+trap - EXIT
+for ((t = 0; t < 40; t++)); do
+	rmmod sch_pl2 2>/dev/null && break
+	sleep 0.25
+done
+tap_ok "$(grep -c '^sch_pl2 ' /proc/modules) == 0" "sch_pl2 unloads once its qdiscs are gone"
+tap_done
