@@ -14,6 +14,8 @@
  * every transport to one receiver meets at its port, so one queue per
  * destination host is what the switch's slots describe; a queue per
  * 5-tuple would send one RSV per connection for the same two ports.
+ * Within a destination, connections (by flow hash, in PL2_QD_BUCKETS
+ * buckets) share its bursts packet by packet, round robin.
  * Each flow runs one exchange at a time: an RSV for up to K of its
  * packets, the GRT, the wait of Eq. 1, then the burst goes to the device
  * and the next RSV is sent if packets remain.  A GRT later than
@@ -30,11 +32,12 @@
  * UDP, whether or not shoal.ko is loaded, and hands them to the qdisc
  * that sent the RSV.  Non-IP packets, packets to the Shoal port (Shoal's
  * own sockets reserve, or need not), multicast, and destinations outside
- * the domain pass untouched, ahead of reserved data, as do the RSVs.
+ * the domain pass untouched, ahead of reserved data, as do our RSVs: they
+ * are queued there (a parent, e.g. a shaper above pl2, is told of each as
+ * a GSO split tells it of more packets than it counted).
  *
- * Locking: enqueue, dequeue, reset run under the root lock (pl2 is a
- * root qdisc only: it sends packets of its own, which a parent would not
- * count).  The flow table, each flow's exchange state and the list of
+ * Locking: enqueue, dequeue, reset run under the root lock.  The flow
+ * table, each flow's exchange state and the list of
  * flows with a time set are also under q->lock, a leaf inside the root
  * lock, which the GRT hook (softirq) takes alone; the hook never touches
  * a packet queue or sch->q, only an exchange's state and the watchdog,
@@ -45,7 +48,10 @@
  * init, change, dump run under RTNL; dump_stats takes sch_tree_lock().
  */
 
+#include <linux/etherdevice.h>
 #include <linux/ethtool.h>
+#include <linux/if_arp.h>
+#include <linux/if_vlan.h>
 #include <linux/hash.h>
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
@@ -82,6 +88,7 @@
 #define PL2_QD_MAX_RATE		BIT_ULL(40)	/* its bits fit 64 bits */
 #define PL2_QD_FRAME		1514U	/* a slot: a full frame */
 #define PL2_QD_HASH_BITS	8
+#define PL2_QD_BUCKETS		8	/* connections within a destination */
 #define PL2_QD_DSCP_CS6		(48 << 2)
 /* An exchange's number is its RSV's offset, below the RSV's msg_len: a
  * length any receiver's net.shoal.max_msg_len takes
@@ -102,7 +109,10 @@ struct pl2_qd_flow {
 	struct list_head timed;		/* q->timed, by at; or empty */
 	struct list_head idle;		/* q->idle, while it holds nothing */
 	struct in6_addr dst;		/* IPv4 v4-mapped */
-	struct sk_buff_head q;		/* packets waiting for a burst */
+	/* packets waiting for a burst, by connection (the flow hash) */
+	struct sk_buff_head q[PL2_QD_BUCKETS];
+	u32 qlen;			/* in all of them */
+	u8 rr;				/* the bucket a burst takes from next */
 	struct pl2_peer peer;
 	u64 rsv_ns;			/* when the RSV left */
 	u64 at;				/* slot, or RSV timeout */
@@ -159,13 +169,44 @@ static unsigned int pl2_qd_net_id __read_mostly;
 
 /* ---- what a packet is ---- */
 
-/* The destination to reserve for, or false: the packet passes untouched */
-static bool pl2_qd_classify(const struct pl2_qd_sched *q,
-			    const struct sk_buff *skb, struct in6_addr *dst)
+enum pl2_qd_class {
+	PL2_QD_RESERVE,		/* into its destination's queue: *dst */
+	PL2_QD_PASS,		/* untouched, ahead of reserved data */
+};
+
+/* UDP to the Shoal port is Shoal's own: its sockets reserve, or need not */
+static enum pl2_qd_class pl2_qd_udp(const struct pl2_qd_sched *q,
+				    const struct sk_buff *skb, int uoff)
 {
-	int off = skb_network_offset(skb);
 	const struct udphdr *uh;
 	struct udphdr _uh;
+
+	uh = skb_header_pointer(skb, uoff, sizeof(_uh), &_uh);
+	return uh && ntohs(uh->dest) != q->set.port ? PL2_QD_RESERVE :
+						      PL2_QD_PASS;
+}
+
+/* Broadcast on the link (a directed broadcast, to the subnet's last
+ * address, looks like unicast to IP)
+ */
+static bool pl2_qd_l2_multicast(const struct sk_buff *skb)
+{
+	const u8 *dmac;
+	u8 _dmac[ETH_ALEN];
+
+	if (skb->dev->type != ARPHRD_ETHER || skb_network_offset(skb) < ETH_HLEN)
+		return false;
+	dmac = skb_header_pointer(skb, 0, ETH_ALEN, _dmac);
+	return dmac && is_multicast_ether_addr(dmac);
+}
+
+/* What to do with @skb, and for PL2_QD_RESERVE its destination */
+static enum pl2_qd_class pl2_qd_classify(const struct pl2_qd_sched *q,
+					 const struct sk_buff *skb,
+					 struct in6_addr *dst)
+{
+	int off = skb_network_offset(skb);
+	enum pl2_qd_class c;
 
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
@@ -174,47 +215,48 @@ static bool pl2_qd_classify(const struct pl2_qd_sched *q,
 
 		iph = skb_header_pointer(skb, off, sizeof(_iph), &_iph);
 		if (!iph || iph->version != 4 || iph->ihl < 5)
-			return false;
+			return PL2_QD_PASS;
+		if (iph->protocol == IPPROTO_UDP && !ip_is_fragment(iph)) {
+			c = pl2_qd_udp(q, skb, off + iph->ihl * 4);
+			if (c != PL2_QD_RESERVE)
+				return c;
+		}
 		if (ipv4_is_multicast(iph->daddr) ||
-		    ipv4_is_lbcast(iph->daddr) || ipv4_is_zeronet(iph->daddr))
-			return false;
+		    ipv4_is_lbcast(iph->daddr) || ipv4_is_zeronet(iph->daddr) ||
+		    pl2_qd_l2_multicast(skb))
+			return PL2_QD_PASS;
 		if (q->set.dom4.plen &&
 		    ((iph->daddr ^ q->set.dom4.addr[0]) &
 		     inet_make_mask(q->set.dom4.plen)))
-			return false;
-		if (iph->protocol == IPPROTO_UDP && !ip_is_fragment(iph)) {
-			uh = skb_header_pointer(skb, off + iph->ihl * 4,
-						sizeof(_uh), &_uh);
-			if (!uh || ntohs(uh->dest) == q->set.port)
-				return false;
-		}
+			return PL2_QD_PASS;
 		ipv6_addr_set_v4mapped(iph->daddr, dst);
-		return true;
+		return PL2_QD_RESERVE;
 	}
 	case htons(ETH_P_IPV6): {
 		const struct ipv6hdr *ip6;
 		struct ipv6hdr _ip6;
 
 		ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
-		if (!ip6 || ip6->version != 6 ||
-		    ipv6_addr_is_multicast(&ip6->daddr))
-			return false;
+		if (!ip6 || ip6->version != 6)
+			return PL2_QD_PASS;
+		if (ip6->nexthdr == IPPROTO_UDP) {
+			c = pl2_qd_udp(q, skb, off + sizeof(*ip6));
+			if (c != PL2_QD_RESERVE)
+				return c;
+		}
+		if (ipv6_addr_is_multicast(&ip6->daddr) ||
+		    pl2_qd_l2_multicast(skb))
+			return PL2_QD_PASS;
 		if (q->set.dom6.plen &&
 		    !ipv6_prefix_equal(&ip6->daddr,
 				       (const struct in6_addr *)q->set.dom6.addr,
 				       q->set.dom6.plen))
-			return false;
-		if (ip6->nexthdr == IPPROTO_UDP) {
-			uh = skb_header_pointer(skb, off + sizeof(*ip6),
-						sizeof(_uh), &_uh);
-			if (!uh || ntohs(uh->dest) == q->set.port)
-				return false;
-		}
+			return PL2_QD_PASS;
 		*dst = ip6->daddr;
-		return true;
+		return PL2_QD_RESERVE;
 	}
 	default:
-		return false;
+		return PL2_QD_PASS;
 	}
 }
 
@@ -239,7 +281,7 @@ static struct pl2_qd_flow *pl2_qd_find(struct pl2_qd_sched *q,
 /* A flow holds nothing when it has no packet and no exchange */
 static void pl2_qd_idle_check(struct pl2_qd_sched *q, struct pl2_qd_flow *f)
 {
-	bool idle = f->state == PL2_QD_IDLE && skb_queue_empty(&f->q);
+	bool idle = f->state == PL2_QD_IDLE && !f->qlen;
 
 	if (idle && list_empty(&f->idle))
 		list_add_tail(&f->idle, &q->idle);
@@ -263,6 +305,7 @@ static struct pl2_qd_flow *pl2_qd_get(struct pl2_qd_sched *q,
 				      const struct in6_addr *ip)
 {
 	struct pl2_qd_flow *f = pl2_qd_find(q, ip);
+	u32 i;
 
 	if (f)
 		return f;
@@ -276,7 +319,8 @@ static struct pl2_qd_flow *pl2_qd_get(struct pl2_qd_sched *q,
 	if (!f)
 		return NULL;
 	f->dst = *ip;
-	__skb_queue_head_init(&f->q);
+	for (i = 0; i < PL2_QD_BUCKETS; i++)
+		__skb_queue_head_init(&f->q[i]);
 	INIT_LIST_HEAD(&f->timed);
 	INIT_LIST_HEAD(&f->idle);
 	pl2_peer_init(&f->peer);
@@ -317,8 +361,13 @@ static void pl2_qd_arm(struct pl2_qd_sched *q)
  */
 static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 					const struct sk_buff *tmpl,
+					const struct in6_addr *dst,
 					u32 seq, u32 demand)
 {
+	union {
+		struct in6_addr in6;
+		__be32 ip;
+	} saddr;
 	struct shoal_wire_pkt w = {
 		.version = SHOAL_VERSION,
 		.type = SHOAL_T_RSV,
@@ -338,7 +387,8 @@ static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 	slen = shoal_wire_build(hdr, &w);
 	l3 = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
 	ulen = sizeof(*uh) + slen;
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + l2 + l3 + ulen, GFP_ATOMIC);
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + l2 + l3 + ulen +
+			dev->needed_tailroom, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, LL_RESERVED_SPACE(dev));
@@ -349,18 +399,25 @@ static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 	skb_reset_mac_header(skb);
 	skb_set_network_header(skb, l2);
 	skb_set_transport_header(skb, l2 + l3);
+	/* the template's source: its IP header may not be linear (a packet
+	 * socket's TX ring)
+	 */
+	if (skb_copy_bits(tmpl, l2 + (v6 ? offsetof(struct ipv6hdr, saddr) :
+				      offsetof(struct iphdr, saddr)),
+			  &saddr, v6 ? sizeof(saddr.in6) : sizeof(saddr.ip))) {
+		kfree_skb(skb);
+		return NULL;
+	}
 	if (v6) {
-		const struct ipv6hdr *t = ipv6_hdr(tmpl);
 		struct ipv6hdr *ip6 = skb_put_zero(skb, l3);
 
 		ip6_flow_hdr(ip6, PL2_QD_DSCP_CS6, 0);
 		ip6->payload_len = htons(ulen);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;
-		ip6->saddr = t->saddr;
-		ip6->daddr = t->daddr;
+		ip6->saddr = saddr.in6;
+		ip6->daddr = *dst;
 	} else {
-		const struct iphdr *t = ip_hdr(tmpl);
 		struct iphdr *iph = skb_put_zero(skb, l3);
 
 		iph->version = 4;
@@ -370,8 +427,8 @@ static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 		iph->frag_off = htons(IP_DF);
 		iph->ttl = 64;
 		iph->protocol = IPPROTO_UDP;
-		iph->saddr = t->saddr;
-		iph->daddr = t->daddr;
+		iph->saddr = saddr.ip;
+		iph->daddr = dst->s6_addr32[3];
 		ip_send_check(iph);
 	}
 	uh = skb_put(skb, sizeof(*uh));
@@ -399,6 +456,9 @@ static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 	skb->mark = tmpl->mark;
 	skb_set_queue_mapping(skb, skb_get_queue_mapping(tmpl));
 	qdisc_skb_cb(skb)->pkt_len = skb->len;
+	if (skb_vlan_tag_present(tmpl))
+		__vlan_hwaccel_put_tag(skb, tmpl->vlan_proto,
+				       skb_vlan_tag_get(tmpl));
 	return skb;
 }
 
@@ -411,14 +471,40 @@ static void pl2_qd_hold(struct Qdisc *sch, struct sk_buff_head *list,
 	qdisc_qstats_backlog_inc(sch, skb);
 }
 
+/* The bucket of @f a burst takes its next packet from: round robin over
+ * the connections, so that a short one is not queued behind a long one's
+ * whole backlog to the same host.  -1: none waits.
+ */
+static int pl2_qd_next_bucket(const struct pl2_qd_flow *f)
+{
+	u32 i, b;
+
+	for (i = 0; i < PL2_QD_BUCKETS; i++) {
+		b = (f->rr + i) % PL2_QD_BUCKETS;
+		if (!skb_queue_empty(&f->q[b]))
+			return b;
+	}
+	return -1;
+}
+
+static struct sk_buff *pl2_qd_peek_flow(const struct pl2_qd_flow *f)
+{
+	int b = pl2_qd_next_bucket(f);
+
+	return b < 0 ? NULL : skb_peek(&f->q[b]);
+}
+
 /* Move the next @n packets of @f to the device's queue */
 static void pl2_qd_release(struct pl2_qd_sched *q, struct pl2_qd_flow *f,
 			   u32 n)
 {
 	u32 sent = 0;
+	int b;
 
-	while (sent < n && !skb_queue_empty(&f->q)) {
-		__skb_queue_tail(&q->ready, __skb_dequeue(&f->q));
+	while (sent < n && (b = pl2_qd_next_bucket(f)) >= 0) {
+		__skb_queue_tail(&q->ready, __skb_dequeue(&f->q[b]));
+		f->qlen--;
+		f->rr = (b + 1) % PL2_QD_BUCKETS;
 		sent++;
 	}
 	if (!sent)
@@ -433,7 +519,7 @@ static void pl2_qd_release(struct pl2_qd_sched *q, struct pl2_qd_flow *f,
 static void pl2_qd_start(struct Qdisc *sch, struct pl2_qd_sched *q,
 			 struct pl2_qd_flow *f, u64 now)
 {
-	u32 demand = min_t(u32, skb_queue_len(&f->q), q->set.k);
+	u32 demand = min_t(u32, f->qlen, q->set.k);
 	struct sk_buff *rsv;
 
 	f->state = PL2_QD_IDLE;
@@ -442,19 +528,25 @@ static void pl2_qd_start(struct Qdisc *sch, struct pl2_qd_sched *q,
 		goto out;
 	f->seq = q->next_seq++ & PL2_QD_SEQ_MASK;
 	f->demand = demand;
-	rsv = pl2_qd_build_rsv(q, skb_peek(&f->q), f->seq, demand);
+	rsv = pl2_qd_build_rsv(q, pl2_qd_peek_flow(f), &f->dst, f->seq,
+			       demand);
 	if (!rsv) {
 		/* no reservation: the burst goes as its GRT would be
 		 * overdue, and the switch's queue takes it
 		 */
 		q->st.rsv_nomem++;
 		pl2_qd_release(q, f, demand);
-		demand = min_t(u32, skb_queue_len(&f->q), q->set.k);
-		if (demand)
-			pl2_qd_time(q, f, now);	/* try again next dequeue */
+		if (f->qlen)	/* try again a slot on */
+			pl2_qd_time(q, f, now + q->cfg.slot_ns);
 		goto out;
 	}
+	/* ahead of everything reserved, its burst included; the parents
+	 * (a shaper above pl2) are told of one more packet, as a GSO
+	 * split tells them
+	 */
 	pl2_qd_hold(sch, &q->direct, rsv);
+	if (sch->parent != TC_H_ROOT)
+		qdisc_tree_reduce_backlog(sch, -1, -(int)qdisc_pkt_len(rsv));
 	q->st.rsv++;
 	f->rsv_ns = now;
 	f->state = PL2_QD_RSV;
@@ -489,6 +581,10 @@ static void pl2_qd_grt(struct pl2_qd_sched *q, const struct in6_addr *src,
 	a = pl2_on_grt(&q->cfg, &f->peer, now, f->rsv_ns, w->word, f->unsol,
 		       q->free_ns, &wait);
 	q->st.grt++;
+	/* never held longer than a GRT that did not come would hold it: a
+	 * GRT of a misconfigured (or forged) slot must not stall the host
+	 */
+	wait = min_t(u64, wait, (u64)q->set.timeout_us * NSEC_PER_USEC);
 	if (a == PL2_SEND_AT) {
 		f->state = PL2_QD_GRANTED;
 		if (wait) {
@@ -511,16 +607,17 @@ out:
 /* Does this UDP datagram to our port carry a GRT of ours?  Read with the
  * tree's one Shoal parser
  */
-static bool pl2_qd_is_grt(struct sk_buff *skb, int uoff,
+static bool pl2_qd_is_grt(struct sk_buff *skb, int uoff, u32 ulen,
 			  struct shoal_wire_pkt *w)
 {
 	u8 buf[SHOAL_HDR_MAX];
 	const u8 *h;
 	u32 len, avail;
 
-	len = skb->len - uoff - sizeof(struct udphdr);
-	if (skb->len < uoff + sizeof(struct udphdr) + SHOAL_HDR_LEN)
+	if (ulen < sizeof(struct udphdr) + SHOAL_HDR_LEN ||
+	    skb->len < uoff + ulen)
 		return false;
+	len = ulen - sizeof(struct udphdr);
 	avail = min_t(u32, len, SHOAL_HDR_MAX);
 	h = skb_header_pointer(skb, uoff + sizeof(struct udphdr), avail, buf);
 	if (!h || shoal_wire_parse(h, avail, len, U32_MAX, w))
@@ -557,11 +654,16 @@ static unsigned int pl2_qd_hook(void *priv, struct sk_buff *skb,
 		src = ip6->saddr;
 	}
 	uh = skb_header_pointer(skb, uoff, sizeof(_uh), &_uh);
-	if (!uh || !pl2_qd_is_grt(skb, uoff, &w))
+	if (!uh || !pl2_qd_is_grt(skb, uoff, ntohs(uh->len), &w))
 		return NF_ACCEPT;
 	list_for_each_entry_rcu(q, &pn->qdiscs, node) {
-		if (q->cookie != w.msg_id || q->set.port != ntohs(uh->dest))
+		if (q->cookie != w.msg_id ||
+		    READ_ONCE(q->set.port) != ntohs(uh->dest))
 			continue;
+		/* a corrupted GRT must not time a burst */
+		if (nf_checksum(skb, state->hook, uoff, IPPROTO_UDP,
+				state->pf))
+			return NF_ACCEPT;
 		pl2_qd_grt(q, &src, &w);
 		consume_skb(skb);
 		return NF_STOLEN;
@@ -590,14 +692,16 @@ static int pl2_qd_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 			      struct sk_buff **to_free)
 {
 	struct pl2_qd_sched *q = qdisc_priv(sch);
+	enum pl2_qd_class c;
 	struct pl2_qd_flow *f;
 	struct in6_addr dst;
 
+	c = pl2_qd_classify(q, skb, &dst);
 	if (unlikely(sch->q.qlen >= q->set.limit)) {
 		q->st.drop_limit++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	if (!pl2_qd_classify(q, skb, &dst)) {
+	if (c != PL2_QD_RESERVE) {
 		q->st.passed++;
 		pl2_qd_hold(sch, &q->direct, skb);
 		return NET_XMIT_SUCCESS;
@@ -609,7 +713,9 @@ static int pl2_qd_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 		q->st.drop_flows++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	__skb_queue_tail(&f->q, skb);
+	__skb_queue_tail(&f->q[reciprocal_scale(skb_get_hash(skb),
+						PL2_QD_BUCKETS)], skb);
+	f->qlen++;
 	sch->q.qlen++;
 	qdisc_qstats_backlog_inc(sch, skb);
 	if (f->state == PL2_QD_IDLE && list_empty(&f->timed))
@@ -682,14 +788,16 @@ static void pl2_qd_purge(struct Qdisc *sch, struct pl2_qd_sched *q,
 {
 	struct pl2_qd_flow *f;
 	struct hlist_node *tmp;
-	u32 i;
+	u32 i, b;
 
 	__skb_queue_purge(&q->direct);
 	__skb_queue_purge(&q->ready);
 	spin_lock_bh(&q->lock);
 	for (i = 0; i < ARRAY_SIZE(q->hash); i++)
 		hlist_for_each_entry_safe(f, tmp, &q->hash[i], node) {
-			__skb_queue_purge(&f->q);
+			for (b = 0; b < PL2_QD_BUCKETS; b++)
+				__skb_queue_purge(&f->q[b]);
+			f->qlen = 0;
 			f->state = PL2_QD_IDLE;
 			list_del_init(&f->timed);
 			if (free_flows)
@@ -851,6 +959,20 @@ static u64 pl2_qd_dev_rate(struct net_device *dev)
 	return PL2_QD_DEF_RATE;
 }
 
+/* The newest packet of @f's fullest bucket, taken off */
+static struct sk_buff *pl2_qd_drop_tail(struct pl2_qd_flow *f)
+{
+	u32 b, most = 0;
+
+	for (b = 1; b < PL2_QD_BUCKETS; b++)
+		if (skb_queue_len(&f->q[b]) > skb_queue_len(&f->q[most]))
+			most = b;
+	if (skb_queue_empty(&f->q[most]))
+		return NULL;
+	f->qlen--;
+	return __skb_dequeue_tail(&f->q[most]);
+}
+
 /* Shrink to the limit: newest packets first (the flows', then ours) */
 static void pl2_qd_shrink(struct Qdisc *sch, struct pl2_qd_sched *q)
 {
@@ -863,7 +985,7 @@ static void pl2_qd_shrink(struct Qdisc *sch, struct pl2_qd_sched *q)
 	     i++)
 		hlist_for_each_entry(f, &q->hash[i], node)
 			while (sch->q.qlen > q->set.limit &&
-			       (skb = __skb_dequeue_tail(&f->q))) {
+			       (skb = pl2_qd_drop_tail(f))) {
 				dropped++;
 				bytes += qdisc_pkt_len(skb);
 				sch->q.qlen--;
@@ -873,7 +995,8 @@ static void pl2_qd_shrink(struct Qdisc *sch, struct pl2_qd_sched *q)
 			}
 	spin_unlock_bh(&q->lock);
 	while (sch->q.qlen > q->set.limit &&
-	       (skb = __skb_dequeue_tail(&q->ready))) {
+	       ((skb = __skb_dequeue_tail(&q->direct)) ||
+		(skb = __skb_dequeue_tail(&q->ready)))) {
 		dropped++;
 		bytes += qdisc_pkt_len(skb);
 		sch->q.qlen--;
@@ -944,11 +1067,6 @@ static int pl2_qd_init(struct Qdisc *sch, struct nlattr *opt,
 	q->sch = sch;
 	qdisc_watchdog_init(&q->watchdog, sch);
 	pl2_qd_defaults(&q->set);
-	if (sch->parent != TC_H_ROOT) {
-		NL_SET_ERR_MSG(extack,
-			       "pl2 is a root qdisc: it sends packets of its own (RSVs) that a parent would not count");
-		return -EOPNOTSUPP;
-	}
 	q->cookie = get_random_u64();
 	q->next_seq = get_random_u32();
 	err = pl2_qd_change(sch, opt, extack);
@@ -968,6 +1086,10 @@ static void pl2_qd_destroy(struct Qdisc *sch)
 	spin_lock_bh(&pn->lock);
 	list_del_rcu(&q->node);
 	spin_unlock_bh(&pn->lock);
+	/* qdisc_create() frees a qdisc whose setup failed after init at
+	 * once, without a grace period: no hook may still be in it
+	 */
+	synchronize_net();
 	spin_lock_bh(&q->lock);
 	q->dead = true;
 	spin_unlock_bh(&q->lock);

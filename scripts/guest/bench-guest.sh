@@ -21,8 +21,9 @@ DIR=${VM_OUT:-/tmp}/bench
 mkdir -p "$DIR"
 
 # BENCH_PARTS: the parts to run, as words (globs too: 'fabric*'), of pps
-# flows fair fct sqr sqr-fct shoal shoal-trim pl2 fabric fabric-ndp
-# fabric-sqr fabric-afq fabric-pl2 fabric-sird; empty: all of them
+# flows fair fct sqr sqr-fct shoal shoal-trim pl2 pl2-host fabric
+# fabric-ndp fabric-sqr fabric-afq fabric-pl2 fabric-sird; empty: all of
+# them
 part_wanted()
 {
 	local w
@@ -139,7 +140,9 @@ pps_part()
 # memory, and short flows across failures, then the Shoal transport
 # against TCP cubic and DCTCP, over FIFOs and then over trimming and
 # overloaded ports, then PL2 with its switch against cubic
-# under an incast, then the composed fabric against cubic and DCTCP over
+# under an incast, then sch_pl2 making TCP and UDP PL2 senders against
+# the same traffic without it, and its cost against pfifo, then the
+# composed fabric against cubic and DCTCP over
 # drop-tail ECMP, then trimming's fabric experiments (incasts, ping, three
 # paths), then a leaf-spine cut with and without sqr, then short flows
 # on a two-tier fabric of afq against TCP's, then PL2 against cubic under
@@ -154,6 +157,7 @@ run_part sqr-fct
 run_part shoal
 run_part shoal-trim
 run_part pl2
+run_part pl2-host
 run_part fabric
 run_part fabric-ndp
 run_part fabric-sqr

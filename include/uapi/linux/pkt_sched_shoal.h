@@ -473,7 +473,8 @@ struct tc_pl2_xstats {
 	__u64 timeouts;		/* bursts sent without a GRT: it was overdue */
 	__u64 rsv_nomem;	/* ... or no RSV could be built */
 	__u64 passed;		/* packets not reserved: non-IP, control,
-				 * Shoal's own, outside the domain
+				 * Shoal's own (our RSVs too), outside the
+				 * domain
 				 */
 	__u64 drop_limit;	/* arrivals dropped: limit reached */
 	__u64 drop_flows;	/* ... no destination could be held */

@@ -8,8 +8,10 @@
 # counted).  The switch's port to the receiver is a tbf at RATE over a
 # drop-tail FIFO of QLIMIT packets; each sender's eth0 is either `pl2`
 # (rate RATE, slot SLOT_NS, K 4) or the device's default queue.
-#   1. UDP at 6 x the port's rate, IPv4 then IPv6, with pl2 on every
-#      sender: every datagram arrives and the port drops none; every RSV
+#   1. UDP at 6 x the port's rate, IPv4 with pl2 the root of every
+#      sender's eth0, then IPv6 with pl2 the child of a tbf at RATE there
+#      (its RSVs go through the tbf): every datagram arrives and the port
+#      drops none; every RSV
 #      was answered (no burst went for want of its GRT, beyond a few in a
 #      hundred for the guest's timers); bursts of at most K; the switch's
 #      counters back to 0, the TCP/UDP packets counted as DATA (foreign).
@@ -19,8 +21,8 @@
 #      64 KB answers (RESP_LOAD of the port in all): with pl2 every RPC is
 #      answered and the port drops nothing; without it (reported) the
 #      same arrivals.
-#   4. Wrong uses: pl2 under a parent, k 0, a bad domain: refused with a
-#      message, the old configuration kept.
+#   4. Wrong uses: k 0, a bad domain: refused with a message, the old
+#      configuration kept; pl2 under prio is accepted.
 #   5. The module unloads once its qdiscs are gone.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
@@ -76,17 +78,26 @@ done
 sw attach --any-transport --kmax $K --slot-ns $SLOT_NS "${SW_PORTS[@]}" ||
 	topo_die "pl2-switch attach"
 
-# senders_pl2 on|off: every sender's eth0 root
+# senders_pl2 on|tbf|off: every sender's eth0: pl2 as the root, pl2
+# under a tbf at RATE, or the default queue
 senders_pl2()
 {
-	local i ns
+	local i ns parent=root
 
 	for ((i = 1; i <= N; i++)); do
 		ns=$(topo_sender_ns "$i")
 		tc -n "$ns" qdisc del dev eth0 root 2>/dev/null
-		[ "$1" = on ] || continue
-		tc -n "$ns" qdisc add dev eth0 root pl2 rate "${RATE}mbit" \
-			slot ${SLOT_NS}ns k $K || topo_die "pl2 on $ns"
+		[ "$1" = off ] && continue
+		if [ "$1" = tbf ]; then
+			tc -n "$ns" qdisc add dev eth0 root handle 1: tbf \
+				rate "${RATE}mbit" burst 3000 limit 10000000 ||
+				topo_die "tbf on $ns"
+			parent="parent 1:1"
+		fi
+		# shellcheck disable=SC2086	# parent is two words or one
+		tc -n "$ns" qdisc add dev eth0 $parent handle 10: pl2 \
+			rate "${RATE}mbit" slot ${SLOT_NS}ns k $K ||
+			topo_die "pl2 on $ns"
 	done
 }
 
@@ -136,8 +147,10 @@ udp()
 }
 
 # ---- 1. UDP with pl2 ----
-for fam in 4 6; do
-	senders_pl2 on
+for fam in ${PL2_HOST_FAMS:-4 6}; do
+	where=on
+	[ "$fam" = 6 ] && where=${PL2_HOST_V6_WHERE:-tbf}
+	senders_pl2 $where
 	f0=$(foreign)
 	udp "udp$fam" $fam
 	rsv=$(pl2_sum rsv) grt=$(pl2_sum grt) tmo=$(pl2_sum timeouts)
@@ -160,6 +173,20 @@ for fam in 4 6; do
 	tap_ok "res == 0 && fgn >= N * COUNT" \
 		"UDP/IPv$fam: the switch's counters back to 0 ($res), its DATA counted" \
 		"the UDP packets ($fgn)"
+	if [ "$where" = tbf ]; then
+		# the tbf was told of every RSV: its counts come back to 0
+		held=$(for ((i = 1; i <= N; i++)); do
+			tc -n "$(topo_sender_ns "$i")" -s -j qdisc show dev eth0
+		done | python3 -c 'import json, sys
+n = 0
+for line in sys.stdin:
+    for q in json.loads(line):
+        if q.get("kind") == "tbf":
+            n += abs(q.get("qlen", 1)) + abs(q.get("backlog", 1))
+print(n)')
+		tap_ok "held == 0" "UDP/IPv$fam: the senders' tbf parents hold 0 packets" \
+			"and bytes once all is sent ($held), the RSVs counted"
+	fi
 done
 
 # ---- 2. UDP without pl2 ----
@@ -269,11 +296,10 @@ msg=${msg%%$'\n'*}
 tap_ok "rc != 0" "a prefix length of 33 refused ($msg)"
 tc -n "$ns1" qdisc del dev eth0 root
 tc -n "$ns1" qdisc add dev eth0 root handle 1: prio || topo_die "prio"
-msg=$(tc -n "$ns1" qdisc add dev eth0 parent 1:1 pl2 2>&1)
+tc -n "$ns1" qdisc add dev eth0 parent 1:1 handle 10: pl2
 rc=$?
-msg=${msg%%$'\n'*}
-tap_ok "rc != 0 && $(grep -c 'root qdisc' <<<"$msg") == 1" \
-	"pl2 under a parent refused ($msg)"
+n=$(tc -n "$ns1" qdisc show dev eth0 | grep -c 'pl2 10: parent 1:1')
+tap_ok "rc == 0 && $n == 1" "pl2 under prio accepted (shown $n times)"
 tc -n "$ns1" qdisc del dev eth0 root
 
 # ---- 5. unload ----
