@@ -21,9 +21,15 @@
 #      64 KB answers (RESP_LOAD of the port in all): with pl2 every RPC is
 #      answered and the port drops nothing; without it (reported) the
 #      same arrivals.
-#   4. Wrong uses: k 0, a bad domain: refused with a message, the old
+#   4. Mixed: senders 1-3 send 64 KB messages over Shoal PL2 sockets
+#      (which reserve themselves; pl2 passes them), senders 4-6 64 KB TCP
+#      requests through pl2, each group offering 1.5x the port: nothing
+#      dropped at the port, every message and request answered, and
+#      neither group starves (each carries at least a quarter of what
+#      the port carried: a fair share is half).
+#   5. Wrong uses: k 0, a bad domain: refused with a message, the old
 #      configuration kept; pl2 under prio is accepted.
-#   5. The module unloads once its qdiscs are gone.
+#   6. The module unloads once its qdiscs are gone.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -58,8 +64,11 @@ if [ ! -x "$PERF" ] || [ ! -x "$PL2SW" ]; then
 	topo_die "build the tools first: make tools"
 fi
 topo_modules sch_pl2
+# shellcheck source=../lib/shoal.sh
+source "$HERE/../lib/shoal.sh"
+shoal_module
 topo_init pl2host
-trap 'topo_teardown' EXIT
+trap 'topo_teardown; rmmod shoal 2>/dev/null' EXIT
 mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf ||
 	topo_die "cannot mount the BPF filesystem"
 topo_build $N >/dev/null
@@ -282,7 +291,74 @@ rpcs tcp-none
 echo "# TCP RPCs, p99: $pl2_p99 us with pl2, $p99 us without" \
 	"(port drops $drops without)"
 
-# ---- 4. wrong uses ----
+# ---- 4. PL2 sockets and TCP through pl2, both reserving ----
+MIX_SIZE=65536
+MIX_LOAD=${PL2_HOST_MIX_LOAD:-0.5}	# each sender, of the port: 3 x 0.5 a group
+for ns in "$TOPO_RX" $(for ((i = 1; i <= N; i++)); do topo_sender_ns "$i"; done); do
+	ip netns exec "$ns" sysctl -qw net.shoal.pl2_rate_mbps="$RATE" \
+		net.shoal.pl2_slot_ns=$SLOT_NS net.shoal.pl2_k=$K net.shoal.resend_ms=50 ||
+		topo_die "PL2 sysctls in $ns"
+done
+senders_pl2 on
+port_queue
+rm -f "$DIR"/mix-srv*.ready
+for p in pl2 tcp; do
+	ip netns exec "$TOPO_RX" "$PERF" server --proto $p --port $((PERF_PORT + 1)) \
+		--ready "$DIR/mix-srv-$p.ready" 2>"$DIR/mix-srv-$p.log" &
+	TOPO_PIDS+=($!)
+done
+for p in pl2 tcp; do
+	for ((t = 0; t < 600; t++)); do
+		[ -e "$DIR/mix-srv-$p.ready" ] && break
+		topo_nap 0.05
+	done
+done
+pids=()
+mix_files=()
+for ((i = 1; i <= N; i++)); do
+	p=pl2
+	((i > N / 2)) && p=tcp
+	mix_files+=("$DIR/mix.$p$i")
+	ip netns exec "$(topo_sender_ns "$i")" "$PERF" client --proto $p \
+		--server "10.200.0.1:$((PERF_PORT + 1))" --workload fixed:$MIX_SIZE \
+		--load "$MIX_LOAD" --link-mbps "$RATE" --duration $RPC_DUR --drain 30 \
+		--seed "$i" --connections 2 --json >"$DIR/mix.$p$i" 2>"$DIR/mix.$p$i.log" &
+	pids+=($!)
+done
+mix_rc=0
+for i in "${pids[@]}"; do
+	wait "$i" || mix_rc=1
+done
+tc -n "$TOPO_SW" -s -j qdisc show dev r0 >"$DIR/mix.qdisc"
+eval "$(python3 -c 'import json, sys
+drops = sum(q.get("drops", 0) for q in json.load(open(sys.argv[1])) if q.get("handle") == "10:")
+out = {"mix_drops": drops}
+for p in ("pl2", "tcp"):
+    iss = done = byt = 0
+    for f in sys.argv[2:]:
+        if ".%s" % p not in f:
+            continue
+        try:
+            m = json.load(open(f))["messages"]
+        except (OSError, ValueError, KeyError):
+            iss += 1
+            continue
+        iss += m["issued"]
+        done += m["completed"]
+        byt += m["completed_bytes"]
+    out.update({p + "_issued": iss, p + "_done": done, p + "_bytes": byt})
+print(" ".join("%s=%d" % kv for kv in out.items()))' "$DIR/mix.qdisc" \
+	"${mix_files[@]}")"
+echo "# mixed: PL2 sockets $pl2_done of $pl2_issued messages, $pl2_bytes bytes; TCP through" \
+	"pl2 $tcp_done of $tcp_issued, $tcp_bytes bytes; port drops $mix_drops (rc $mix_rc)"
+tap_ok "mix_rc == 0 && pl2_issued > 0 && pl2_done == pl2_issued && tcp_issued > 0 && tcp_done == tcp_issued" \
+	"mixed: every PL2 message ($pl2_done) and TCP request ($tcp_done) answered"
+tap_ok "mix_drops == 0" "mixed: the port drops nothing ($mix_drops)"
+tap_ok "pl2_bytes * 4 >= pl2_bytes + tcp_bytes && tcp_bytes * 4 >= pl2_bytes + tcp_bytes" \
+	"mixed: neither starves (PL2 $pl2_bytes, TCP $tcp_bytes bytes; each at least a quarter)"
+senders_pl2 off
+
+# ---- 5. wrong uses ----
 ns1=$(topo_sender_ns 1)
 tc -n "$ns1" qdisc add dev eth0 root pl2 k 8 rate "${RATE}mbit" || topo_die "pl2 k 8"
 msg=$(tc -n "$ns1" qdisc change dev eth0 root pl2 k 0 2>&1)
@@ -302,7 +378,7 @@ n=$(tc -n "$ns1" qdisc show dev eth0 | grep -c 'pl2 10: parent 1:1')
 tap_ok "rc == 0 && $n == 1" "pl2 under prio accepted (shown $n times)"
 tc -n "$ns1" qdisc del dev eth0 root
 
-# ---- 5. unload ----
+# ---- 6. unload ----
 topo_teardown
 trap - EXIT
 for ((t = 0; t < 40; t++)); do
@@ -310,4 +386,6 @@ for ((t = 0; t < 40; t++)); do
 	sleep 0.25
 done
 tap_ok "$(grep -c '^sch_pl2 ' /proc/modules) == 0" "sch_pl2 unloads once its qdiscs are gone"
+shoal_objects_zero "after the mixed run's sockets closed"
+rmmod shoal 2>/dev/null
 tap_done
