@@ -837,14 +837,17 @@ static void seq_sent(uint32_t seq, bool sent, bool moved)
 		fail("message seq %u was read, but its send failed", seq);
 }
 
-/* A send on the current socket begins */
-static void send_begin(void)
+/* A send of up to @n messages on the current socket begins: until it
+ * ends the kernel may count any of them (a sendmmsg() counts each as it
+ * goes)
+ */
+static void send_begin(unsigned int n)
 {
-	ADD(socks[cur.s].inflight, 1);
+	ADD(socks[cur.s].inflight, n);
 }
 
-/* ... and ended, @ok messages sent, @nreq of them requests */
-static void send_end(int ok, int nreq)
+/* ... and ended, @ok of its @n messages sent, @nreq of them requests */
+static void send_end(unsigned int n, int ok, int nreq)
 {
 	struct fsock *so = &socks[cur.s];
 
@@ -856,7 +859,7 @@ static void send_end(int ok, int nreq)
 		__atomic_store_n(&so->inexact, true, __ATOMIC_SEQ_CST);
 		ADD(n_stray_ok, ok);
 	}
-	SUB(so->inflight, 1);
+	SUB(so->inflight, n);
 }
 
 /* ---- calls ---- */
@@ -1435,9 +1438,9 @@ static unsigned long n_stats_exact, n_stats_below;
  * SHOAL_SOCK_STATS against what the run did on this socket: @lo, its
  * counts read before the call.  Calls of other threads may be under way
  * on it: the kernel has counted every send, read and error report that
- * returned before the call (at least @lo), and at most the sends that
- * returned or were under way after it.  Alone, that is exactly the
- * sends it made.  When a call may have reached it through a slot that
+ * returned before the call (at least @lo), and at most the messages
+ * sent or under way after it (a sendmmsg() under way counts as every
+ * message it may send).  Alone, that is exactly the sends it made.  When a call may have reached it through a slot that
  * moved (inexact), only the counts from below hold.
  */
 static void stats_check(const struct fsock *lo,
@@ -1854,7 +1857,7 @@ static void op_send(bool use_sendto)
 		 (int)namelen, what[0] ? ", bad ptr " : "", what, ctllen,
 		 proto_name[so->pi], so->family == AF_INET ? "v4" : "v6",
 		 dport, peer >= 0 ? " (pool)" : "");
-	send_begin();
+	send_begin(1);
 	if (use_sendto) {
 		r = sendto(cur.fd, buf, len, flags, name, namelen);
 	} else {
@@ -1869,7 +1872,7 @@ static void op_send(bool use_sendto)
 	}
 	err = errno;
 	seq_sent(seq, r >= 0, cur_moved());
-	send_end(r >= 0, r >= 0 && with_args &&
+	send_end(1, r >= 0, r >= 0 && with_args &&
 		 args.flags == SHOAL_MSG_REQUEST);
 	if (!so->port)
 		refresh_port();	/* a send may take one */
@@ -2290,12 +2293,12 @@ static void op_sendmmsg(void)
 	snprintf(call, sizeof(call), "sendmmsg(%d, %u messages%s) %s %s",
 		 cur.fd, vlen, bad < MMSG ? ", one of length 0" : "",
 		 proto_name[so->pi], so->family == AF_INET ? "v4" : "v6");
-	send_begin();
+	send_begin(vlen);
 	r = sendmmsg(cur.fd, mm, vlen, MSG_DONTWAIT);
 	err = errno;
 	for (i = 0; i < vlen; i++)
 		seq_sent(seq[i], r >= 0 && i < (unsigned int)r, cur_moved());
-	send_end(r > 0 ? r : 0, 0);
+	send_end(vlen, r > 0 ? r : 0, 0);
 	if (!so->port)
 		refresh_port();
 	/* a count short of vlen: it stopped at the bad one, or when
