@@ -47,20 +47,22 @@ static void explain(void)
 	pu_sprint_ns(PL2_QD_SLOT_NS_MAX, slot, sizeof(slot));
 	pu_sprint_ns(PL2_QD_TIMEOUT_US_MAX * 1000ULL, tmo, sizeof(tmo));
 	fprintf(stderr,
-		"Usage: ... pl2 [ limit PACKETS ] [ flows N ] [ k N ]\n"
+		"Usage: ... pl2 [ limit PACKETS ] [ flows N ] [ k N ] [ outstanding N ]\n"
 		"		[ rate RATE | auto ] [ slot TIME | auto ]\n"
 		"		[ rsv_timeout TIME ] [ unsol SLOTS | off ]\n"
 		"		[ shoal_port PORT ] [ domain PREFIX | all ]...\n"
 		"PREFIX := A.B.C.D[/LEN] | X:X::X:X[/LEN], at most one per family;\n"
 		"all: every destination, IPv4 and IPv6.\n"
 		"limit: 1..%u; flows: 1..%u; k: 1..%u packets per burst;\n"
+		"outstanding: 1..%u, a destination's packets reserved at once in K's;\n"
 		"slot: up to %s (0 or auto: a full frame at the rate);\n"
 		"rsv_timeout: 1us..%s; unsol: 0..%u slots (0 or off: never);\n"
 		"shoal_port: 1..65535 (the switch's --port).\n"
 		"RATE takes units (50mbit, 1gbit) or a percentage of the link, 0 or\n"
 		"auto: the device's speed; TIME takes units (120us, 20ms): plain\n"
 		"numbers are ns for slot, us for rsv_timeout.\n",
-		PL2_QD_LIMIT_MAX, PL2_QD_FLOWS_MAX, PL2_QD_K_MAX, slot, tmo,
+		PL2_QD_LIMIT_MAX, PL2_QD_FLOWS_MAX, PL2_QD_K_MAX,
+		PL2_QD_OUTSTANDING_MAX, slot, tmo,
 		PL2_TC_UNSOL_MAX);
 }
 
@@ -79,6 +81,7 @@ static const unsigned char pl2_attr_width[TCA_PL2_MAX + 1] = {
 	[TCA_PL2_RSV_TIMEOUT_US]	= 4,
 	[TCA_PL2_UNSOL]			= 4,
 	[TCA_PL2_SHOAL_PORT]		= 2,
+	[TCA_PL2_OUTSTANDING]		= 4,
 };
 
 /* The domains of the command line, [0] IPv4 and [1] IPv6, beside @r */
@@ -208,6 +211,8 @@ static const struct pu_opt pl2_opts[] = {
 	OPT_RANGE("flows",	TCA_PL2_FLOWS,		parse_num, 1,
 		  PL2_QD_FLOWS_MAX),
 	OPT_RANGE("k",		TCA_PL2_K,		parse_num, 1, PL2_QD_K_MAX),
+	OPT_RANGE("outstanding", TCA_PL2_OUTSTANDING,	parse_num, 1,
+		  PL2_QD_OUTSTANDING_MAX),
 	OPT("rate",		TCA_PL2_RATE,		parse_rate_auto),
 	{ .name = "slot", .type = TCA_PL2_SLOT_NS, .parse = parse_time_auto,
 	  .max = PL2_QD_SLOT_NS_MAX },
@@ -354,6 +359,7 @@ static int pl2_print_opt(struct qdisc_util *qu, FILE *f, struct rtattr *opt)
 	print_u32_opt(tb, TCA_PL2_LIMIT, "limit", "limit %up ");
 	print_u32_opt(tb, TCA_PL2_FLOWS, "flows", "flows %u ");
 	print_u32_opt(tb, TCA_PL2_K, "k", "k %u ");
+	print_u32_opt(tb, TCA_PL2_OUTSTANDING, "outstanding", "outstanding %u ");
 	if (attr_u64(tb, TCA_PL2_RATE, &v)) {
 		if (v) {
 			tc_print_rate(PRINT_ANY, "rate", "rate %s ", v);

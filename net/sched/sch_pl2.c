@@ -16,13 +16,18 @@
  * 5-tuple would send one RSV per connection for the same two ports.
  * Within a destination, connections (by flow hash, in PL2_QD_BUCKETS
  * buckets) share its bursts packet by packet, round robin.
- * Each flow runs one exchange at a time: an RSV for up to K of its
- * packets, the GRT, the wait of Eq. 1, then the burst goes to the device
- * and the next RSV is sent if packets remain.  A GRT later than
- * rsv_timeout does not hold the burst back (the paper's sender does the
- * same).  Algorithm 2's unsolicited bursts go with their RSV when the
- * destination's last grant was small and recent (option unsol).  The
- * arithmetic is include/net/shoal/pl2_core.h, shared with shoal.ko.
+ * An exchange is an RSV for up to K of a flow's packets, which it takes
+ * as its burst, the GRT, the wait of Eq. 1, then the burst goes to the
+ * device.  A flow starts an exchange whenever packets wait in no burst
+ * and its exchanges out reserve fewer than outstanding x K packets
+ * (K with the default 1: the paper's bound on what a sender has
+ * reserved), so a sparse sender's packet never waits for an exchange it
+ * missed; bursts go oldest first, so no connection is reordered.  A GRT
+ * later than rsv_timeout does not hold the burst back (the paper's
+ * sender does the same).  Algorithm 2's unsolicited bursts go with their
+ * RSV when the destination's last grant was small and recent (option
+ * unsol).  The arithmetic is include/net/shoal/pl2_core.h, shared with
+ * shoal.ko.
  *
  * RSVs are Shoal packets to the Shoal UDP port (wire.md): the switch
  * returns each as a GRT to this host's Shoal port.  Their Shoal ports are
@@ -37,8 +42,8 @@
  * a GSO split tells it of more packets than it counted).
  *
  * Locking: enqueue, dequeue, reset run under the root lock.  The flow
- * table, each flow's exchange state and the list of
- * flows with a time set are also under q->lock, a leaf inside the root
+ * table, the flows' exchanges and the list of exchanges with a time
+ * set are also under q->lock, a leaf inside the root
  * lock, which the GRT hook (softirq) takes alone; the hook never touches
  * a packet queue or sch->q, only an exchange's state and the watchdog,
  * and dequeue then moves the packets.  Flows are freed with q->lock held,
@@ -89,6 +94,8 @@
 #define PL2_QD_FRAME		1514U	/* a slot: a full frame */
 #define PL2_QD_HASH_BITS	8
 #define PL2_QD_BUCKETS		8	/* connections within a destination */
+#define PL2_QD_XCHG_MAX		8	/* exchanges with a destination at once */
+#define PL2_QD_DEF_OUTSTANDING	1U
 #define PL2_QD_DSCP_CS6		(48 << 2)
 /* An exchange's number is its RSV's offset, below the RSV's msg_len: a
  * length any receiver's net.shoal.max_msg_len takes
@@ -97,29 +104,46 @@
 #define PL2_QD_MSG_LEN		0x10000U
 
 enum pl2_qd_state {
-	PL2_QD_IDLE,		/* no exchange */
+	PL2_QD_FREE,		/* no exchange */
 	PL2_QD_RSV,		/* RSV out, waiting for the GRT */
 	PL2_QD_GRANTED,		/* GRT in, waiting for the slot */
 	PL2_QD_DONE,		/* an unsolicited burst's GRT came: next */
+	PL2_QD_DUE,		/* its time came; an older burst has not */
+};
+
+struct pl2_qd_flow;
+
+/* One exchange with a destination: an RSV, its GRT, its burst */
+struct pl2_qd_xchg {
+	struct list_head timed;		/* q->timed, by at; or empty */
+	struct list_head order;		/* f->order while it holds its burst */
+	struct pl2_qd_flow *f;
+	struct sk_buff_head burst;	/* its packets, until they go */
+	u64 rsv_ns;			/* when the RSV left */
+	u64 at;				/* slot, RSV timeout */
+	u32 seq;			/* its number */
+	u32 demand;			/* packets reserved */
+	u8 state;			/* enum pl2_qd_state */
+	bool unsol;			/* its burst went with the RSV */
 };
 
 /* One destination host */
 struct pl2_qd_flow {
 	struct hlist_node node;		/* q->hash */
-	struct list_head timed;		/* q->timed, by at; or empty */
 	struct list_head idle;		/* q->idle, while it holds nothing */
 	struct in6_addr dst;		/* IPv4 v4-mapped */
 	/* packets waiting for a burst, by connection (the flow hash) */
 	struct sk_buff_head q[PL2_QD_BUCKETS];
 	u32 qlen;			/* in all of them */
+	u32 reserved;			/* packets of the exchanges out */
+	u8 nr_out;			/* exchanges in use */
 	u8 rr;				/* the bucket a burst takes from next */
 	struct pl2_peer peer;
-	u64 rsv_ns;			/* when the RSV left */
-	u64 at;				/* slot, or RSV timeout */
-	u32 seq;			/* the exchange's number */
-	u32 demand;			/* its burst, packets */
-	u8 state;			/* enum pl2_qd_state */
-	bool unsol;			/* its burst went with the RSV */
+	/* exchanges holding a burst, oldest first: bursts go in this
+	 * order, so a connection's packets are never reordered
+	 */
+	struct list_head order;
+	struct pl2_qd_xchg x[PL2_QD_XCHG_MAX];
 };
 
 struct pl2_qd_settings {
@@ -129,6 +153,7 @@ struct pl2_qd_settings {
 	u32 slot_ns;			/* 0: a frame at the rate */
 	u32 timeout_us;
 	u32 unsol;
+	u32 outstanding;		/* a destination's reserved: times K */
 	u64 rate;			/* bytes/s, 0: the device's */
 	u16 port;
 	struct tc_pl2_prefix dom4;
@@ -145,10 +170,10 @@ struct pl2_qd_sched {
 	struct list_head node;		/* pl2_qd_net.qdiscs */
 	struct Qdisc *sch;
 	struct hlist_head hash[1 << PL2_QD_HASH_BITS];
-	struct list_head timed;		/* flows with an exchange, soonest first */
+	struct list_head timed;		/* exchanges with a time, soonest first */
 	struct list_head idle;		/* flows holding nothing, oldest first */
 	u32 nr_flows;
-	u32 nr_waiting;
+	u32 nr_waiting;			/* exchanges out */
 	u32 next_seq;
 	u64 free_ns;			/* the link's clock: Eq. 1's pending;
 					 * under q->lock
@@ -281,7 +306,7 @@ static struct pl2_qd_flow *pl2_qd_find(struct pl2_qd_sched *q,
 /* A flow holds nothing when it has no packet and no exchange */
 static void pl2_qd_idle_check(struct pl2_qd_sched *q, struct pl2_qd_flow *f)
 {
-	bool idle = f->state == PL2_QD_IDLE && !f->qlen;
+	bool idle = !f->nr_out && !f->qlen;
 
 	if (idle && list_empty(&f->idle))
 		list_add_tail(&f->idle, &q->idle);
@@ -291,8 +316,13 @@ static void pl2_qd_idle_check(struct pl2_qd_sched *q, struct pl2_qd_flow *f)
 
 static void pl2_qd_free_flow(struct pl2_qd_sched *q, struct pl2_qd_flow *f)
 {
+	u32 i;
+
 	hlist_del(&f->node);
-	list_del(&f->timed);
+	for (i = 0; i < PL2_QD_XCHG_MAX; i++) {
+		list_del(&f->x[i].timed);
+		list_del(&f->x[i].order);
+	}
 	list_del(&f->idle);
 	q->nr_flows--;
 	kfree(f);
@@ -321,7 +351,13 @@ static struct pl2_qd_flow *pl2_qd_get(struct pl2_qd_sched *q,
 	f->dst = *ip;
 	for (i = 0; i < PL2_QD_BUCKETS; i++)
 		__skb_queue_head_init(&f->q[i]);
-	INIT_LIST_HEAD(&f->timed);
+	INIT_LIST_HEAD(&f->order);
+	for (i = 0; i < PL2_QD_XCHG_MAX; i++) {
+		INIT_LIST_HEAD(&f->x[i].timed);
+		INIT_LIST_HEAD(&f->x[i].order);
+		__skb_queue_head_init(&f->x[i].burst);
+		f->x[i].f = f;
+	}
 	INIT_LIST_HEAD(&f->idle);
 	pl2_peer_init(&f->peer);
 	hlist_add_head(&f->node, &q->hash[pl2_qd_hash(ip)]);
@@ -330,28 +366,28 @@ static struct pl2_qd_flow *pl2_qd_get(struct pl2_qd_sched *q,
 }
 
 /* Keep q->timed sorted by at; the watchdog follows its head */
-static void pl2_qd_time(struct pl2_qd_sched *q, struct pl2_qd_flow *f,
+static void pl2_qd_time(struct pl2_qd_sched *q, struct pl2_qd_xchg *x,
 			u64 at)
 {
-	struct pl2_qd_flow *pos;
+	struct pl2_qd_xchg *pos;
 
-	f->at = min_t(u64, at, KTIME_MAX);
-	list_del_init(&f->timed);
+	x->at = min_t(u64, at, KTIME_MAX);
+	list_del_init(&x->timed);
 	list_for_each_entry_reverse(pos, &q->timed, timed)
-		if (pos->at <= f->at) {
-			list_add(&f->timed, &pos->timed);
+		if (pos->at <= x->at) {
+			list_add(&x->timed, &pos->timed);
 			return;
 		}
-	list_add(&f->timed, &q->timed);
+	list_add(&x->timed, &q->timed);
 }
 
 static void pl2_qd_arm(struct pl2_qd_sched *q)
 {
-	struct pl2_qd_flow *f;
+	struct pl2_qd_xchg *x;
 
-	f = list_first_entry_or_null(&q->timed, struct pl2_qd_flow, timed);
-	if (f && !q->dead)
-		qdisc_watchdog_schedule_ns(&q->watchdog, f->at);
+	x = list_first_entry_or_null(&q->timed, struct pl2_qd_xchg, timed);
+	if (x && !q->dead)
+		qdisc_watchdog_schedule_ns(&q->watchdog, x->at);
 }
 
 /* ---- RSVs ---- */
@@ -494,51 +530,75 @@ static struct sk_buff *pl2_qd_peek_flow(const struct pl2_qd_flow *f)
 	return b < 0 ? NULL : skb_peek(&f->q[b]);
 }
 
-/* Move the next @n packets of @f to the device's queue */
-static void pl2_qd_release(struct pl2_qd_sched *q, struct pl2_qd_flow *f,
-			   u32 n)
+/* Take the next @n packets of @f into @burst */
+static u32 pl2_qd_take(struct pl2_qd_flow *f, struct sk_buff_head *burst,
+		       u32 n)
 {
-	u32 sent = 0;
+	u32 taken = 0;
 	int b;
 
-	while (sent < n && (b = pl2_qd_next_bucket(f)) >= 0) {
-		__skb_queue_tail(&q->ready, __skb_dequeue(&f->q[b]));
+	while (taken < n && (b = pl2_qd_next_bucket(f)) >= 0) {
+		__skb_queue_tail(burst, __skb_dequeue(&f->q[b]));
 		f->qlen--;
 		f->rr = (b + 1) % PL2_QD_BUCKETS;
-		sent++;
+		taken++;
 	}
-	if (!sent)
-		return;
-	q->st.bursts++;
-	q->st.burst_pkts += sent;
+	return taken;
 }
 
-/* Start @f's next exchange if it has packets: the RSV, and with
- * Algorithm 2's leave the burst at once
- */
-static void pl2_qd_start(struct Qdisc *sch, struct pl2_qd_sched *q,
-			 struct pl2_qd_flow *f, u64 now)
+/* @burst goes to the device's queue */
+static void pl2_qd_send(struct pl2_qd_sched *q, struct sk_buff_head *burst)
 {
-	u32 demand = min_t(u32, f->qlen, q->set.k);
-	struct sk_buff *rsv;
+	if (skb_queue_empty(burst))
+		return;
+	q->st.bursts++;
+	q->st.burst_pkts += skb_queue_len(burst);
+	skb_queue_splice_tail_init(burst, &q->ready);
+}
 
-	f->state = PL2_QD_IDLE;
-	list_del_init(&f->timed);
-	if (!demand)
-		goto out;
-	f->seq = q->next_seq++ & PL2_QD_SEQ_MASK;
-	f->demand = demand;
-	rsv = pl2_qd_build_rsv(q, pl2_qd_peek_flow(f), &f->dst, f->seq,
+/* A free exchange of @f, if it may start one: packets wait in no burst
+ * and fewer than outstanding x K are reserved
+ */
+static struct pl2_qd_xchg *pl2_qd_free_xchg(const struct pl2_qd_sched *q,
+					    struct pl2_qd_flow *f)
+{
+	u32 i;
+
+	if (!f->qlen || f->reserved >= q->set.outstanding * q->set.k)
+		return NULL;
+	for (i = 0; i < PL2_QD_XCHG_MAX; i++) {
+		if (f->x[i].state == PL2_QD_FREE)
+			return &f->x[i];
+	}
+	return NULL;
+}
+
+/* Start exchange @x of @f for its next @demand packets: the RSV, and
+ * with Algorithm 2's leave the burst at once (only when no older burst
+ * waits, which it would overtake).  False: no RSV could be built, and
+ * the burst goes a slot on (the switch's queue takes it).
+ */
+static bool pl2_qd_start(struct Qdisc *sch, struct pl2_qd_sched *q,
+			 struct pl2_qd_flow *f, struct pl2_qd_xchg *x,
+			 u32 demand, u64 now)
+{
+	struct sk_buff *rsv;
+	u64 at;
+
+	x->seq = q->next_seq++ & PL2_QD_SEQ_MASK;
+	rsv = pl2_qd_build_rsv(q, pl2_qd_peek_flow(f), &f->dst, x->seq,
 			       demand);
+	x->demand = pl2_qd_take(f, &x->burst, demand);
+	x->unsol = false;
+	f->reserved += x->demand;
+	f->nr_out++;
+	q->nr_waiting++;
+	list_add_tail(&x->order, &f->order);
 	if (!rsv) {
-		/* no reservation: the burst goes as its GRT would be
-		 * overdue, and the switch's queue takes it
-		 */
 		q->st.rsv_nomem++;
-		pl2_qd_release(q, f, demand);
-		if (f->qlen)	/* try again a slot on */
-			pl2_qd_time(q, f, now + q->cfg.slot_ns);
-		goto out;
+		x->state = PL2_QD_GRANTED;
+		pl2_qd_time(q, x, now + q->cfg.slot_ns);
+		return false;
 	}
 	/* ahead of everything reserved, its burst included; the parents
 	 * (a shaper above pl2) are told of one more packet, as a GSO
@@ -548,17 +608,64 @@ static void pl2_qd_start(struct Qdisc *sch, struct pl2_qd_sched *q,
 	if (sch->parent != TC_H_ROOT)
 		qdisc_tree_reduce_backlog(sch, -1, -(int)qdisc_pkt_len(rsv));
 	q->st.rsv++;
-	f->rsv_ns = now;
-	f->state = PL2_QD_RSV;
-	f->unsol = pl2_may_unsol(&q->cfg, &f->peer, now);
-	if (f->unsol) {
+	x->rsv_ns = now;
+	x->state = PL2_QD_RSV;
+	if (list_is_first(&x->order, &f->order) &&
+	    pl2_may_unsol(&q->cfg, &f->peer, now)) {
+		x->unsol = true;
 		q->st.unsol++;
-		pl2_qd_release(q, f, demand);
+		list_del_init(&x->order);
+		pl2_qd_send(q, &x->burst);
 	}
-	pl2_qd_time(q, f, now + (u64)q->set.timeout_us * NSEC_PER_USEC);
-	q->nr_waiting++;
-out:
+	at = now + (u64)q->set.timeout_us * NSEC_PER_USEC;
+	pl2_qd_time(q, x, at);
+	return true;
+}
+
+/* Start every exchange @f may, each for up to K of the packets in no
+ * burst yet: a sparse sender's packet does not wait for an exchange it
+ * missed, and a busy one is held to outstanding x K packets reserved
+ */
+static void pl2_qd_kick(struct Qdisc *sch, struct pl2_qd_sched *q,
+			struct pl2_qd_flow *f, u64 now)
+{
+	u32 cap = q->set.outstanding * q->set.k, demand;
+	struct pl2_qd_xchg *x;
+
+	while ((x = pl2_qd_free_xchg(q, f))) {
+		demand = min3(f->qlen, q->set.k, cap - f->reserved);
+		if (!pl2_qd_start(sch, q, f, x, demand, now))
+			break;
+	}
 	pl2_qd_idle_check(q, f);
+}
+
+/* @x is over: its burst went, or went unsolicited and its GRT came */
+static void pl2_qd_end(struct pl2_qd_sched *q, struct pl2_qd_xchg *x)
+{
+	struct pl2_qd_flow *f = x->f;
+
+	list_del_init(&x->timed);
+	list_del_init(&x->order);
+	f->reserved -= min(f->reserved, x->demand);
+	f->nr_out--;
+	q->nr_waiting--;
+	x->state = PL2_QD_FREE;
+}
+
+/* The bursts of @f whose time came go, oldest first, up to the first
+ * whose time has not come
+ */
+static void pl2_qd_flush(struct pl2_qd_sched *q, struct pl2_qd_flow *f)
+{
+	struct pl2_qd_xchg *x;
+
+	while ((x = list_first_entry_or_null(&f->order, struct pl2_qd_xchg,
+					     order)) &&
+	       x->state == PL2_QD_DUE) {
+		pl2_qd_send(q, &x->burst);
+		pl2_qd_end(q, x);
+	}
 }
 
 /* ---- the GRT ---- */
@@ -567,18 +674,23 @@ out:
 static void pl2_qd_grt(struct pl2_qd_sched *q, const struct in6_addr *src,
 		       const struct shoal_wire_pkt *w)
 {
+	struct pl2_qd_xchg *x = NULL;
 	enum pl2_grt_action a;
 	struct pl2_qd_flow *f;
 	u64 now, wait;
+	u32 i;
 
 	spin_lock(&q->lock);
 	f = q->dead ? NULL : pl2_qd_find(q, src);
-	if (!f || f->state != PL2_QD_RSV || f->seq != w->offset) {
+	for (i = 0; f && i < PL2_QD_XCHG_MAX && !x; i++)
+		if (f->x[i].state == PL2_QD_RSV && f->x[i].seq == w->offset)
+			x = &f->x[i];
+	if (!x) {
 		q->st.grt_stale++;
 		goto out;
 	}
 	now = ktime_get_ns();
-	a = pl2_on_grt(&q->cfg, &f->peer, now, f->rsv_ns, w->word, f->unsol,
+	a = pl2_on_grt(&q->cfg, &f->peer, now, x->rsv_ns, w->word, x->unsol,
 		       q->free_ns, &wait);
 	q->st.grt++;
 	/* never held longer than a GRT that did not come would hold it: a
@@ -586,7 +698,7 @@ static void pl2_qd_grt(struct pl2_qd_sched *q, const struct in6_addr *src,
 	 */
 	wait = min_t(u64, wait, (u64)q->set.timeout_us * NSEC_PER_USEC);
 	if (a == PL2_SEND_AT) {
-		f->state = PL2_QD_GRANTED;
+		x->state = PL2_QD_GRANTED;
 		if (wait) {
 			q->st.waits++;
 			q->st.wait_ns += wait;
@@ -595,10 +707,10 @@ static void pl2_qd_grt(struct pl2_qd_sched *q, const struct in6_addr *src,
 		/* an unsolicited burst went; no copy is kept for a late one
 		 * (its transport recovers what a switch drops)
 		 */
-		f->state = PL2_QD_DONE;
+		x->state = PL2_QD_DONE;
 		wait = 0;
 	}
-	pl2_qd_time(q, f, now + wait);
+	pl2_qd_time(q, x, now + wait);
 	pl2_qd_arm(q);
 out:
 	spin_unlock(&q->lock);
@@ -718,9 +830,7 @@ static int pl2_qd_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	f->qlen++;
 	sch->q.qlen++;
 	qdisc_qstats_backlog_inc(sch, skb);
-	if (f->state == PL2_QD_IDLE && list_empty(&f->timed))
-		pl2_qd_start(sch, q, f, ktime_get_ns());
-	pl2_qd_idle_check(q, f);
+	pl2_qd_kick(sch, q, f, ktime_get_ns());
 	pl2_qd_arm(q);
 	spin_unlock(&q->lock);
 	return NET_XMIT_SUCCESS;
@@ -741,20 +851,22 @@ static int pl2_qd_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 /* Every exchange whose time has come: its burst goes, then the next */
 static void pl2_qd_run(struct Qdisc *sch, struct pl2_qd_sched *q, u64 now)
 {
+	struct pl2_qd_xchg *x;
+
 	struct pl2_qd_flow *f;
 
-	while ((f = list_first_entry_or_null(&q->timed, struct pl2_qd_flow,
-					     timed)) && f->at <= now) {
-		if (f->state == PL2_QD_RSV) {
+	while ((x = list_first_entry_or_null(&q->timed, struct pl2_qd_xchg,
+					     timed)) && x->at <= now) {
+		f = x->f;
+		list_del_init(&x->timed);
+		if (x->state == PL2_QD_RSV)
 			q->st.timeouts++;
-			if (!f->unsol)
-				pl2_qd_release(q, f, f->demand);
-		} else if (f->state == PL2_QD_GRANTED) {
-			pl2_qd_release(q, f, f->demand);
-		}
-		if (f->state != PL2_QD_IDLE)
-			q->nr_waiting--;
-		pl2_qd_start(sch, q, f, now);
+		if (x->unsol)
+			pl2_qd_end(q, x);
+		else
+			x->state = PL2_QD_DUE;
+		pl2_qd_flush(q, f);
+		pl2_qd_kick(sch, q, f, now);
 	}
 }
 
@@ -798,8 +910,14 @@ static void pl2_qd_purge(struct Qdisc *sch, struct pl2_qd_sched *q,
 			for (b = 0; b < PL2_QD_BUCKETS; b++)
 				__skb_queue_purge(&f->q[b]);
 			f->qlen = 0;
-			f->state = PL2_QD_IDLE;
-			list_del_init(&f->timed);
+			f->reserved = 0;
+			f->nr_out = 0;
+			for (b = 0; b < PL2_QD_XCHG_MAX; b++) {
+				__skb_queue_purge(&f->x[b].burst);
+				f->x[b].state = PL2_QD_FREE;
+				list_del_init(&f->x[b].timed);
+				list_del_init(&f->x[b].order);
+			}
 			if (free_flows)
 				pl2_qd_free_flow(q, f);
 			else
@@ -858,6 +976,8 @@ static const struct nla_policy pl2_qd_policy[TCA_PL2_MAX + 1] = {
 	[TCA_PL2_SHOAL_PORT] = NLA_POLICY_MIN(NLA_U16, 1),
 	[TCA_PL2_DOMAIN4] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_pl2_prefix)),
 	[TCA_PL2_DOMAIN6] = NLA_POLICY_EXACT_LEN(sizeof(struct tc_pl2_prefix)),
+	[TCA_PL2_OUTSTANDING] =
+		NLA_POLICY_RANGE(NLA_U32, 1, PL2_QD_OUTSTANDING_MAX),
 };
 
 static void pl2_qd_defaults(struct pl2_qd_settings *s)
@@ -866,6 +986,7 @@ static void pl2_qd_defaults(struct pl2_qd_settings *s)
 	s->limit = PL2_QD_DEF_LIMIT;
 	s->flows = PL2_QD_DEF_FLOWS;
 	s->k = PL2_QD_DEF_K;
+	s->outstanding = PL2_QD_DEF_OUTSTANDING;
 	s->timeout_us = PL2_QD_DEF_TIMEOUT_US;
 	s->port = SHOAL_UDP_PORT;
 }
@@ -920,6 +1041,8 @@ static int pl2_qd_parse(struct pl2_qd_settings *s, struct nlattr **tb,
 		s->timeout_us = nla_get_u32(tb[TCA_PL2_RSV_TIMEOUT_US]);
 	if (tb[TCA_PL2_UNSOL])
 		s->unsol = nla_get_u32(tb[TCA_PL2_UNSOL]);
+	if (tb[TCA_PL2_OUTSTANDING])
+		s->outstanding = nla_get_u32(tb[TCA_PL2_OUTSTANDING]);
 	if (tb[TCA_PL2_SHOAL_PORT])
 		s->port = nla_get_u16(tb[TCA_PL2_SHOAL_PORT]);
 	if (tb[TCA_PL2_DOMAIN4]) {
@@ -1119,6 +1242,7 @@ static int pl2_qd_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_PL2_SLOT_NS, s->slot_ns) ||
 	    nla_put_u32(skb, TCA_PL2_RSV_TIMEOUT_US, s->timeout_us) ||
 	    nla_put_u32(skb, TCA_PL2_UNSOL, s->unsol) ||
+	    nla_put_u32(skb, TCA_PL2_OUTSTANDING, s->outstanding) ||
 	    nla_put_u16(skb, TCA_PL2_SHOAL_PORT, s->port) ||
 	    pl2_qd_put_prefix(skb, TCA_PL2_DOMAIN4, &s->dom4) ||
 	    pl2_qd_put_prefix(skb, TCA_PL2_DOMAIN6, &s->dom6))

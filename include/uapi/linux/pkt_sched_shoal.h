@@ -445,12 +445,16 @@ enum {
 	TCA_PL2_SHOAL_PORT,		/* u16: UDP port of RSVs and GRTs (the switch's) */
 	TCA_PL2_DOMAIN4,		/* struct tc_pl2_prefix: IPv4 destinations reserved */
 	TCA_PL2_DOMAIN6,		/* struct tc_pl2_prefix: IPv6 destinations reserved */
+	TCA_PL2_OUTSTANDING,		/* u32: a destination's packets reserved at
+					 * once, in bursts of K (1..PL2_QD_OUTSTANDING_MAX)
+					 */
 	__TCA_PL2_MAX
 };
 
 #define TCA_PL2_MAX (__TCA_PL2_MAX - 1)
 
 #define PL2_QD_K_MAX		64
+#define PL2_QD_OUTSTANDING_MAX	8
 #define PL2_QD_TIMEOUT_US_MAX	10000000	/* 10 s */
 #define PL2_QD_SLOT_NS_MAX	1000000000	/* 1 s */
 
@@ -479,7 +483,7 @@ struct tc_pl2_xstats {
 	__u64 drop_limit;	/* arrivals dropped: limit reached */
 	__u64 drop_flows;	/* ... no destination could be held */
 	__u32 flows;		/* destinations held now */
-	__u32 waiting;		/* of them, with a burst out (RSV or slot) */
+	__u32 waiting;		/* exchanges out (RSV or slot), all flows */
 	__u64 rate;		/* bytes per second in use */
 	__u64 slot_ns;		/* the slot in use */
 };
