@@ -19,10 +19,11 @@
  * An exchange is an RSV for up to K of a flow's packets, which it takes
  * as its burst, the GRT, the wait of Eq. 1, then the burst goes to the
  * device.  A flow starts an exchange whenever packets wait in no burst
- * and its exchanges out reserve fewer than outstanding x K packets
- * (K with the default 1: the paper's bound on what a sender has
- * reserved), so a sparse sender's packet never waits for an exchange it
- * missed; bursts go oldest first, so no connection is reordered.  A GRT
+ * and that burst fits under outstanding x K packets reserved (K with
+ * the default 1: the paper's bound on what a sender has reserved), so
+ * a sparse sender's packet never waits for an exchange it missed while
+ * a busy one still sends bursts of K; bursts go oldest first, so no
+ * connection is reordered.  A GRT
  * later than rsv_timeout does not hold the burst back (the paper's
  * sender does the same).  Algorithm 2's unsolicited bursts go with their
  * RSV when the destination's last grant was small and recent (option
@@ -556,15 +557,23 @@ static void pl2_qd_send(struct pl2_qd_sched *q, struct sk_buff_head *burst)
 	skb_queue_splice_tail_init(burst, &q->ready);
 }
 
-/* A free exchange of @f, if it may start one: packets wait in no burst
- * and fewer than outstanding x K are reserved
+/* The packets of @f's next burst */
+static u32 pl2_qd_demand(const struct pl2_qd_sched *q,
+			 const struct pl2_qd_flow *f)
+{
+	return min(f->qlen, q->set.k);
+}
+
+/* A free exchange of @f, if it may start one: packets wait in no burst,
+ * and their burst fits under outstanding x K reserved.  A burst is not
+ * cut to the room left, or a busy flow would reserve a packet at a time.
  */
 static struct pl2_qd_xchg *pl2_qd_free_xchg(const struct pl2_qd_sched *q,
 					    struct pl2_qd_flow *f)
 {
-	u32 i;
+	u32 i, demand = pl2_qd_demand(q, f);
 
-	if (!f->qlen || f->reserved >= q->set.outstanding * q->set.k)
+	if (!demand || f->reserved + demand > q->set.outstanding * q->set.k)
 		return NULL;
 	for (i = 0; i < PL2_QD_XCHG_MAX; i++) {
 		if (f->x[i].state == PL2_QD_FREE)
@@ -624,17 +633,16 @@ static bool pl2_qd_start(struct Qdisc *sch, struct pl2_qd_sched *q,
 
 /* Start every exchange @f may, each for up to K of the packets in no
  * burst yet: a sparse sender's packet does not wait for an exchange it
- * missed, and a busy one is held to outstanding x K packets reserved
+ * missed, and a busy one is held to outstanding x K packets reserved,
+ * in bursts of K
  */
 static void pl2_qd_kick(struct Qdisc *sch, struct pl2_qd_sched *q,
 			struct pl2_qd_flow *f, u64 now)
 {
-	u32 cap = q->set.outstanding * q->set.k, demand;
 	struct pl2_qd_xchg *x;
 
 	while ((x = pl2_qd_free_xchg(q, f))) {
-		demand = min3(f->qlen, q->set.k, cap - f->reserved);
-		if (!pl2_qd_start(sch, q, f, x, demand, now))
+		if (!pl2_qd_start(sch, q, f, x, pl2_qd_demand(q, f), now))
 			break;
 	}
 	pl2_qd_idle_check(q, f);

@@ -358,7 +358,46 @@ tap_ok "pl2_bytes * 4 >= pl2_bytes + tcp_bytes && tcp_bytes * 4 >= pl2_bytes + t
 	"mixed: neither starves (PL2 $pl2_bytes, TCP $tcp_bytes bytes; each at least a quarter)"
 senders_pl2 off
 
-# ---- 5. wrong uses ----
+# ---- 5. exchanges at once, bursts in order ----
+# No switch: the receiver answers each RSV itself (pl2_grant.py, on a
+# port of its own: shoal.ko may hold 4797 there), the first with slot
+# 300 (300 ms of 1 ms slots), the second with slot 0.
+# Datagram 1 gets the first exchange; datagram 2, sent 50 ms later while
+# burst 1 waits, gets the second at once (no wait for burst 1 to go),
+# and its burst, granted first, still goes after burst 1's.
+sw detach "${SW_PORTS[@]}" || topo_die "pl2-switch detach"
+ns1=$(topo_sender_ns 1)
+tc -n "$ns1" qdisc add dev eth0 root pl2 rate "${RATE}mbit" slot 1ms \
+	rsv_timeout 2s k $K shoal_port 5797 || topo_die "pl2 slot 1ms"
+GRANT=$TREE/tools/testing/lib/pl2_grant.py
+rm -f "$DIR/grant.ready"
+ip netns exec "$TOPO_RX" python3 "$GRANT" serve 5797 $UDP_PORT 2 \
+	"$DIR/grant.ready" 300 0 >"$DIR/grant.out" 2>&1 &
+gpid=$!
+TOPO_PIDS+=($gpid)
+for ((t = 0; t < 100; t++)); do
+	[ -e "$DIR/grant.ready" ] && break
+	topo_nap 0.05
+done
+ip netns exec "$ns1" python3 "$GRANT" send "$(topo_rx_addr 4)" $UDP_PORT 50 1 2
+wait $gpid
+tc -n "$ns1" -s -j qdisc show dev eth0 >"$DIR/grant.qdisc"
+sed 's/^/# grant: /' "$DIR/grant.out"
+eval "$(awk '$1 == "rsv" { r[$2] = $4; n++ }
+	$1 == "data" { d[++m] = $2; t[$2] = $3 }
+	END { printf "g_rsv=%d g_rsv1=%d g_first=%d g_second=%d g_t1=%d g_t2=%d\n",
+		n, r[1], d[1], d[2], t[1], t[2] }' "$DIR/grant.out")"
+g_out=$(python3 -c 'import json, sys
+q = [q for q in json.load(open(sys.argv[1])) if q.get("kind") == "pl2"][0]
+print(q["rsv"], q["grt"], q["bursts"], q["timeouts"])' "$DIR/grant.qdisc")
+read -r g_qrsv g_qgrt g_bursts g_tmo <<<"$g_out"
+tap_ok "g_rsv == 2 && g_qgrt == 2 && g_tmo == 0 && g_rsv1 < g_t1 - 100" \
+	"the second exchange starts while the first burst waits (RSV 2 at $g_rsv1 ms, burst 1 at $g_t1 ms; GRTs $g_qgrt, timeouts $g_tmo)"
+tap_ok "g_first == 1 && g_second == 2 && g_t1 >= 250" \
+	"bursts in the order their exchanges started, slot 0 after slot 300 (arrived $g_first then $g_second; 1 at $g_t1 ms, 2 at $g_t2 ms)"
+tc -n "$ns1" qdisc del dev eth0 root
+
+# ---- 6. wrong uses ----
 ns1=$(topo_sender_ns 1)
 tc -n "$ns1" qdisc add dev eth0 root pl2 k 8 rate "${RATE}mbit" || topo_die "pl2 k 8"
 msg=$(tc -n "$ns1" qdisc change dev eth0 root pl2 k 0 2>&1)
@@ -378,7 +417,7 @@ n=$(tc -n "$ns1" qdisc show dev eth0 | grep -c 'pl2 10: parent 1:1')
 tap_ok "rc == 0 && $n == 1" "pl2 under prio accepted (shown $n times)"
 tc -n "$ns1" qdisc del dev eth0 root
 
-# ---- 6. unload ----
+# ---- 7. unload ----
 topo_teardown
 trap - EXIT
 for ((t = 0; t < 40; t++)); do
