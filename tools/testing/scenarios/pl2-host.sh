@@ -374,7 +374,7 @@ rm -f "$DIR/grant.ready"
 ip netns exec "$TOPO_RX" python3 "$GRANT" serve 5797 $UDP_PORT 2 \
 	"$DIR/grant.ready" 300 0 >"$DIR/grant.out" 2>&1 &
 gpid=$!
-TOPO_PIDS+=($gpid)
+TOPO_PIDS+=("$gpid")
 for ((t = 0; t < 100; t++)); do
 	[ -e "$DIR/grant.ready" ] && break
 	topo_nap 0.05
@@ -389,10 +389,10 @@ eval "$(awk '$1 == "rsv" { r[$2] = $4; n++ }
 		n, r[1], d[1], d[2], t[1], t[2] }' "$DIR/grant.out")"
 g_out=$(python3 -c 'import json, sys
 q = [q for q in json.load(open(sys.argv[1])) if q.get("kind") == "pl2"][0]
-print(q["rsv"], q["grt"], q["bursts"], q["timeouts"])' "$DIR/grant.qdisc")
-read -r g_qrsv g_qgrt g_bursts g_tmo <<<"$g_out"
-tap_ok "g_rsv == 2 && g_qgrt == 2 && g_tmo == 0 && g_rsv1 < g_t1 - 100" \
-	"the second exchange starts while the first burst waits (RSV 2 at $g_rsv1 ms, burst 1 at $g_t1 ms; GRTs $g_qgrt, timeouts $g_tmo)"
+print(q["rsv"], q["grt"], q["timeouts"])' "$DIR/grant.qdisc")
+read -r g_qrsv g_qgrt g_tmo <<<"$g_out"
+tap_ok "g_rsv == 2 && g_qrsv == 2 && g_qgrt == 2 && g_tmo == 0 && g_rsv1 < g_t1 - 100" \
+	"the second exchange starts while the first burst waits (RSV 2 at $g_rsv1 ms, burst 1 at $g_t1 ms; the qdisc's RSVs $g_qrsv, GRTs $g_qgrt, timeouts $g_tmo)"
 tap_ok "g_first == 1 && g_second == 2 && g_t1 >= 250" \
 	"bursts in the order their exchanges started, slot 0 after slot 300 (arrived $g_first then $g_second; 1 at $g_t1 ms, 2 at $g_t2 ms)"
 tc -n "$ns1" qdisc del dev eth0 root
