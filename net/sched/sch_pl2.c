@@ -71,11 +71,13 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
 #include <net/netns/generic.h>
 #include <net/pkt_sched.h>
+#include <net/route.h>
 #include <net/sch_generic.h>
 #include <linux/pkt_sched_shoal.h>
 #include <linux/shoal.h>
@@ -393,8 +395,31 @@ static void pl2_qd_arm(struct pl2_qd_sched *q)
 
 /* ---- RSVs ---- */
 
+/* The RSV's source: the burst's own if it is this host's, else the
+ * address this host would send to @dst from @dev.  A packet the host
+ * forwards or bridges (a container's, a VM's) has a source elsewhere,
+ * where the switch would send the GRT.  False: no address to use.
+ */
+static bool pl2_qd_rsv_source(struct net_device *dev, bool v6,
+			      const struct in6_addr *dst, void *saddr)
+{
+	struct net *net = dev_net(dev);
+
+	if (v6) {
+		if (ipv6_chk_addr(net, saddr, NULL, 0))
+			return true;
+		return !ipv6_dev_get_saddr(net, dev, dst, 0, saddr);
+	}
+	if (inet_addr_type_dev_table(net, dev, *(__be32 *)saddr) == RTN_LOCAL)
+		return true;
+	*(__be32 *)saddr = inet_select_addr(dev, dst->s6_addr32[3],
+					    RT_SCOPE_UNIVERSE);
+	return *(__be32 *)saddr != 0;
+}
+
 /* An RSV for @f's next @demand packets, modelled on its first: the same
- * link-layer header, addresses and family; control's DSCP and priority
+ * link-layer header, destination and family, a source of this host's;
+ * control's DSCP and priority
  */
 static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 					const struct sk_buff *tmpl,
@@ -441,7 +466,8 @@ static struct sk_buff *pl2_qd_build_rsv(const struct pl2_qd_sched *q,
 	 */
 	if (skb_copy_bits(tmpl, l2 + (v6 ? offsetof(struct ipv6hdr, saddr) :
 				      offsetof(struct iphdr, saddr)),
-			  &saddr, v6 ? sizeof(saddr.in6) : sizeof(saddr.ip))) {
+			  &saddr, v6 ? sizeof(saddr.in6) : sizeof(saddr.ip)) ||
+	    !pl2_qd_rsv_source(dev, v6, dst, &saddr)) {
 		kfree_skb(skb);
 		return NULL;
 	}

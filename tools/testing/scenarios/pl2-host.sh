@@ -397,6 +397,32 @@ tap_ok "g_first == 1 && g_second == 2 && g_t1 >= 250" \
 	"bursts in the order their exchanges started, slot 0 after slot 300 (arrived $g_first then $g_second; 1 at $g_t1 ms, 2 at $g_t2 ms)"
 tc -n "$ns1" qdisc del dev eth0 root
 
+# A packet the host forwards (its source another host's, as a
+# container's behind a bridge): the RSV goes from the host's own address,
+# so the GRT comes back to it rather than to the packet's source
+tc -n "$ns1" qdisc add dev eth0 root pl2 rate "${RATE}mbit" slot 1ms \
+	rsv_timeout 2s k $K shoal_port 5797 || topo_die "pl2 slot 1ms"
+rm -f "$DIR/grant.ready"
+ip netns exec "$TOPO_RX" python3 "$GRANT" serve 5797 $UDP_PORT 1 \
+	"$DIR/grant.ready" 5 >"$DIR/grant-fwd.out" 2>&1 &
+gpid=$!
+TOPO_PIDS+=("$gpid")
+for ((t = 0; t < 100; t++)); do
+	[ -e "$DIR/grant.ready" ] && break
+	topo_nap 0.05
+done
+ip netns exec "$ns1" python3 "$GRANT" sendfrom 10.99.0.5 "$(topo_rx_addr 4)" $UDP_PORT 7
+wait $gpid
+sed 's/^/# grant (forwarded): /' "$DIR/grant-fwd.out"
+g_from=$(awk '$1 == "rsv" { print $5; exit }' "$DIR/grant-fwd.out")
+g_out=$(tc -n "$ns1" -s -j qdisc show dev eth0 | python3 -c 'import json, sys
+q = [q for q in json.load(sys.stdin) if q.get("kind") == "pl2"][0]
+print(q["rsv"], q["grt"], q["timeouts"])')
+read -r g_qrsv g_qgrt g_tmo <<<"$g_out"
+tap_ok "$([ "$g_from" = "$(topo_sender_addr 1 4)" ] && echo 1 || echo 0) && g_qrsv == 1 && g_qgrt == 1 && g_tmo == 0" \
+	"a forwarded packet's RSV from the host's address ($g_from), its GRT taken (RSVs $g_qrsv, GRTs $g_qgrt, timeouts $g_tmo)"
+tc -n "$ns1" qdisc del dev eth0 root
+
 # ---- 6. wrong uses ----
 ns1=$(topo_sender_ns 1)
 tc -n "$ns1" qdisc add dev eth0 root pl2 k 8 rate "${RATE}mbit" || topo_die "pl2 k 8"
