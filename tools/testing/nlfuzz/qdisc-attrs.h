@@ -76,7 +76,7 @@ static const unsigned char pl2_width[TCA_PL2_MAX + 1] = {
 	[TCA_PL2_LIMIT] = 4, [TCA_PL2_FLOWS] = 4, [TCA_PL2_K] = 4,
 	[TCA_PL2_RATE] = 8, [TCA_PL2_SLOT_NS] = 4,
 	[TCA_PL2_RSV_TIMEOUT_US] = 4, [TCA_PL2_UNSOL] = 4,
-	[TCA_PL2_SHOAL_PORT] = 2,
+	[TCA_PL2_SHOAL_PORT] = 2, [TCA_PL2_OUTSTANDING] = 4,
 	[TCA_PL2_DOMAIN4] = sizeof(struct tc_pl2_prefix),
 	[TCA_PL2_DOMAIN6] = sizeof(struct tc_pl2_prefix),
 };

@@ -18,18 +18,23 @@
 #   2. The same UDP without pl2: the port drops most (counted and checked,
 #      so that the checks of 1 can fail).
 #   3. TCP RPCs: a client on the receiver asks each sender's server for
-#      64 KB answers (RESP_LOAD of the port in all): with pl2 every RPC is
-#      answered and the port drops nothing; without it (reported) the
-#      same arrivals.
+#      64 KB answers (at each of RESP_LOADS x the port in all, the
+#      issue's 400% and 800%): with pl2 every RPC is answered and the port
+#      drops nothing; without it (reported) the same arrivals at the first
+#      load.  Their latencies are the bench's (pl2-host part).
 #   4. Mixed: senders 1-3 send 64 KB messages over Shoal PL2 sockets
 #      (which reserve themselves; pl2 passes them), senders 4-6 64 KB TCP
 #      requests through pl2, each group offering 1.5x the port: nothing
 #      dropped at the port, every message and request answered, and
 #      neither group starves (each carries at least a quarter of what
 #      the port carried: a fair share is half).
-#   5. Wrong uses: k 0, a bad domain: refused with a message, the old
+#   5. Exchanges, with the receiver answering the RSVs with chosen slots
+#      (no switch): a second exchange starts while the first burst waits,
+#      bursts go in the order their exchanges started; a forwarded
+#      packet's RSV comes from the host's own address.
+#   6. Wrong uses: k 0, a bad domain: refused with a message, the old
 #      configuration kept; pl2 under prio is accepted.
-#   6. The module unloads once its qdiscs are gone.
+#   7. The module unloads once its qdiscs are gone.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -53,7 +58,7 @@ PPS=$((RATE * 1000000 / 8 / (SIZE + 74)))	# each sender at the port's rate
 COUNT=${PL2_HOST_COUNT:-1000}	# per sender
 RESP=65536
 REQ=100
-RESP_LOAD=${PL2_HOST_RESP_LOAD:-1.5}	# TCP answers, of the port, in all
+RESP_LOADS=${PL2_HOST_RESP_LOADS:-4 8}	# TCP answers, of the port, in all
 RPC_DUR=2
 PERF_PORT=4800
 PL2SW=$TREE/tools/pl2-switch/pl2-switch
@@ -229,13 +234,14 @@ servers_start()
 	done
 }
 
-# rpcs NAME: a client per server, all at once; sets rpc_rc, issued,
-# answered, p99 (us, over every client's completion times), drops
+# rpcs NAME LOAD: a client per server, all at once, LOAD x the port in
+# answers; sets rpc_rc, issued, answered, p99 (us, over every client's
+# completion times), drops
 rpcs()
 {
 	local i pids=() load files=()
 
-	load=$(awk -v l="$RESP_LOAD" -v n=$N -v q=$REQ -v r=$RESP \
+	load=$(awk -v l="$2" -v n=$N -v q=$REQ -v r=$RESP \
 		'BEGIN { printf "%.6f", l / n * q / r }')
 	port_queue
 	for ((i = 1; i <= N; i++)); do
@@ -281,15 +287,17 @@ print("issued=%d answered=%d p99=%d p50=%d elapsed_ms=%d" % (iss, done, p99, p50
 
 servers_start
 senders_pl2 on
-rpcs tcp-pl2
-tap_ok "rpc_rc == 0 && issued > 0 && answered == issued" \
-	"TCP RPCs with pl2: all $issued answered ($answered)"
-tap_ok "drops == 0" "TCP RPCs with pl2: the port drops nothing ($drops)"
-pl2_p99=$p99
+for l in $RESP_LOADS; do
+	rpcs "tcp-pl2-$l" "$l"
+	tap_ok "rpc_rc == 0 && issued > 0 && answered == issued" \
+		"TCP RPCs at ${l}x with pl2: all $issued answered ($answered)"
+	tap_ok "drops == 0" "TCP RPCs at ${l}x with pl2: the port drops nothing ($drops)"
+	pl2_p99=$p99
+done
 senders_pl2 off
-rpcs tcp-none
-echo "# TCP RPCs, p99: $pl2_p99 us with pl2, $p99 us without" \
-	"(port drops $drops without)"
+rpcs tcp-none "${RESP_LOADS%% *}"
+echo "# TCP RPCs at ${RESP_LOADS%% *}x without pl2: p99 $p99 us" \
+	"(port drops $drops; with pl2 at the last load: $pl2_p99 us)"
 
 # ---- 4. PL2 sockets and TCP through pl2, both reserving ----
 MIX_SIZE=65536
@@ -365,32 +373,48 @@ senders_pl2 off
 # Datagram 1 gets the first exchange; datagram 2, sent 50 ms later while
 # burst 1 waits, gets the second at once (no wait for burst 1 to go),
 # and its burst, granted first, still goes after burst 1's.
-sw detach "${SW_PORTS[@]}" || topo_die "pl2-switch detach"
-ns1=$(topo_sender_ns 1)
-tc -n "$ns1" qdisc add dev eth0 root pl2 rate "${RATE}mbit" slot 1ms \
-	rsv_timeout 2s k $K shoal_port 5797 || topo_die "pl2 slot 1ms"
 GRANT=$TREE/tools/testing/lib/pl2_grant.py
-rm -f "$DIR/grant.ready"
-ip netns exec "$TOPO_RX" python3 "$GRANT" serve 5797 $UDP_PORT 2 \
-	"$DIR/grant.ready" 300 0 >"$DIR/grant.out" 2>&1 &
-gpid=$!
-TOPO_PIDS+=("$gpid")
-for ((t = 0; t < 100; t++)); do
-	[ -e "$DIR/grant.ready" ] && break
-	topo_nap 0.05
-done
+ns1=$(topo_sender_ns 1)
+
+# grant_start OUT N SLOT...: pl2 on sender 1 (1 ms slots, a Shoal port of
+# its own), and the receiver answering its RSVs with the SLOTs, reading N
+# datagrams, into OUT; sets gpid
+grant_start()
+{
+	local out=$1 n=$2 t
+
+	shift 2
+	tc -n "$ns1" qdisc add dev eth0 root pl2 rate "${RATE}mbit" slot 1ms \
+		rsv_timeout 2s k $K shoal_port 5797 || topo_die "pl2 slot 1ms"
+	rm -f "$DIR/grant.ready"
+	ip netns exec "$TOPO_RX" python3 "$GRANT" serve 5797 $UDP_PORT "$n" \
+		"$DIR/grant.ready" "$@" >"$out" 2>&1 &
+	gpid=$!
+	TOPO_PIDS+=("$gpid")
+	for ((t = 0; t < 100; t++)); do
+		[ -e "$DIR/grant.ready" ] && break
+		topo_nap 0.05
+	done
+}
+
+# grant_qdisc: "RSVS GRTS TIMEOUTS" of sender 1's pl2
+grant_qdisc()
+{
+	tc -n "$ns1" -s -j qdisc show dev eth0 | python3 -c 'import json, sys
+q = [q for q in json.load(sys.stdin) if q.get("kind") == "pl2"][0]
+print(q["rsv"], q["grt"], q["timeouts"])'
+}
+
+sw detach "${SW_PORTS[@]}" || topo_die "pl2-switch detach"
+grant_start "$DIR/grant.out" 2 300 0
 ip netns exec "$ns1" python3 "$GRANT" send "$(topo_rx_addr 4)" $UDP_PORT 50 1 2
-wait $gpid
-tc -n "$ns1" -s -j qdisc show dev eth0 >"$DIR/grant.qdisc"
+wait "$gpid"
 sed 's/^/# grant: /' "$DIR/grant.out"
 eval "$(awk '$1 == "rsv" { r[$2] = $4; n++ }
 	$1 == "data" { d[++m] = $2; t[$2] = $3 }
 	END { printf "g_rsv=%d g_rsv1=%d g_first=%d g_second=%d g_t1=%d g_t2=%d\n",
 		n, r[1], d[1], d[2], t[1], t[2] }' "$DIR/grant.out")"
-g_out=$(python3 -c 'import json, sys
-q = [q for q in json.load(open(sys.argv[1])) if q.get("kind") == "pl2"][0]
-print(q["rsv"], q["grt"], q["timeouts"])' "$DIR/grant.qdisc")
-read -r g_qrsv g_qgrt g_tmo <<<"$g_out"
+read -r g_qrsv g_qgrt g_tmo < <(grant_qdisc)
 tap_ok "g_rsv == 2 && g_qrsv == 2 && g_qgrt == 2 && g_tmo == 0 && g_rsv1 < g_t1 - 100" \
 	"the second exchange starts while the first burst waits (RSV 2 at $g_rsv1 ms, burst 1 at $g_t1 ms; the qdisc's RSVs $g_qrsv, GRTs $g_qgrt, timeouts $g_tmo)"
 tap_ok "g_first == 1 && g_second == 2 && g_t1 >= 250" \
@@ -400,25 +424,12 @@ tc -n "$ns1" qdisc del dev eth0 root
 # A packet the host forwards (its source another host's, as a
 # container's behind a bridge): the RSV goes from the host's own address,
 # so the GRT comes back to it rather than to the packet's source
-tc -n "$ns1" qdisc add dev eth0 root pl2 rate "${RATE}mbit" slot 1ms \
-	rsv_timeout 2s k $K shoal_port 5797 || topo_die "pl2 slot 1ms"
-rm -f "$DIR/grant.ready"
-ip netns exec "$TOPO_RX" python3 "$GRANT" serve 5797 $UDP_PORT 1 \
-	"$DIR/grant.ready" 5 >"$DIR/grant-fwd.out" 2>&1 &
-gpid=$!
-TOPO_PIDS+=("$gpid")
-for ((t = 0; t < 100; t++)); do
-	[ -e "$DIR/grant.ready" ] && break
-	topo_nap 0.05
-done
+grant_start "$DIR/grant-fwd.out" 1 5
 ip netns exec "$ns1" python3 "$GRANT" sendfrom 10.99.0.5 "$(topo_rx_addr 4)" $UDP_PORT 7
-wait $gpid
+wait "$gpid"
 sed 's/^/# grant (forwarded): /' "$DIR/grant-fwd.out"
 g_from=$(awk '$1 == "rsv" { print $5; exit }' "$DIR/grant-fwd.out")
-g_out=$(tc -n "$ns1" -s -j qdisc show dev eth0 | python3 -c 'import json, sys
-q = [q for q in json.load(sys.stdin) if q.get("kind") == "pl2"][0]
-print(q["rsv"], q["grt"], q["timeouts"])')
-read -r g_qrsv g_qgrt g_tmo <<<"$g_out"
+read -r g_qrsv g_qgrt g_tmo < <(grant_qdisc)
 tap_ok "$([ "$g_from" = "$(topo_sender_addr 1 4)" ] && echo 1 || echo 0) && g_qrsv == 1 && g_qgrt == 1 && g_tmo == 0" \
 	"a forwarded packet's RSV from the host's address ($g_from), its GRT taken (RSVs $g_qrsv, GRTs $g_qgrt, timeouts $g_tmo)"
 tc -n "$ns1" qdisc del dev eth0 root
