@@ -681,7 +681,7 @@ static void pl2_qd_end(struct pl2_qd_sched *q, struct pl2_qd_xchg *x)
 
 	list_del_init(&x->timed);
 	list_del_init(&x->order);
-	f->reserved -= min(f->reserved, x->demand);
+	f->reserved -= x->demand;
 	f->nr_out--;
 	q->nr_waiting--;
 	x->state = PL2_QD_FREE;
@@ -882,11 +882,12 @@ static int pl2_qd_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return pl2_qd_enqueue_one(skb, sch, to_free);
 }
 
-/* Every exchange whose time has come: its burst goes, then the next */
+/* Every exchange whose time has come: its burst goes once the older
+ * ones of its destination have, and new exchanges may start
+ */
 static void pl2_qd_run(struct Qdisc *sch, struct pl2_qd_sched *q, u64 now)
 {
 	struct pl2_qd_xchg *x;
-
 	struct pl2_qd_flow *f;
 
 	while ((x = list_first_entry_or_null(&q->timed, struct pl2_qd_xchg,

@@ -24,7 +24,9 @@ import struct
 import sys
 import time
 
-T_RSV, T_GRT, F_BOUNCED = 9, 10, 0x40
+from shoal_craft import F_BOUNCED, TYPES
+
+T_RSV, T_GRT = TYPES["rsv"], TYPES["grt"]
 
 
 def family(addr):
