@@ -29,6 +29,8 @@ BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gc
 
 TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
 MANDIR ?= /usr/share/man
+# where Wireshark and tshark load Lua plugins from (tshark -G folders)
+WIRESHARK_LUA_DIR ?= /usr/lib/x86_64-linux-gnu/wireshark/plugins
 
 .PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench fuzz clean help \
 	kdir install
@@ -138,6 +140,7 @@ install: all
 	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	install -m 0644 Documentation/man/*.7 $(DESTDIR)$(MANDIR)/man7/
 	install -m 0644 Documentation/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -D -m 0644 tools/wireshark/shoal.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/shoal.lua
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
