@@ -276,6 +276,24 @@ static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)
 	this_cpu_inc(sn->stats->c[s]);
 }
 
+/* Free a packet shoal.ko received.  SKB_NOT_DROPPED_YET: it was read, or
+ * acted on (a control packet, a trimmed header, an answered probe), and
+ * is consumed; else it is dropped for @why, the closest reason the
+ * kernel has, so that drop monitors (skb:kfree_skb, dropwatch) see only
+ * packets that Shoal did not take.  The reasons are Documentation/
+ * observing.md's.
+ */
+/* DATA a message had already: 6.1's reason for bytes received before */
+#define SHOAL_DROP_DUP	SKB_DROP_REASON_TCP_OLD_DATA
+
+static inline void shoal_rx_free(struct sk_buff *skb, enum skb_drop_reason why)
+{
+	if (why == SKB_NOT_DROPPED_YET)
+		consume_skb(skb);
+	else
+		kfree_skb_reason(skb, why);
+}
+
 static inline void shoal_stat_tx(struct shoal_net *sn, u8 type, u32 len)
 {
 	this_cpu_inc(sn->stats->tx_type[type & 0x0f]);

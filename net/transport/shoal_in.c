@@ -131,6 +131,13 @@ void shoal_in_done(struct shoal_sock *ss, struct shoal_imsg *m,
 	} else {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_RX_DONE_NOMEM);
 	}
+	/* its packets were read: consumed, not dropped */
+	if (delivered) {
+		struct sk_buff *skb;
+
+		while ((skb = __skb_dequeue(&m->skbs)))
+			consume_skb(skb);
+	}
 	shoal_imsg_free(ss, m);
 }
 
@@ -296,11 +303,13 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			  const struct shoal_wire_pkt *pkt, bool ce,
 			  struct sk_buff_head *q)
 {
+	enum skb_drop_reason why = SKB_NOT_DROPPED_YET;
 	struct shoal_net *sn = ss->sn;
 	u32 truesize = skb->truesize;
 	s64 fresh;
 	int err;
 
+	/* a trimmed header is consumed: it asked for its bytes again */
 	if (pkt->trimmed) {
 		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_TRIMMED,
 			       shoal_in_owe(ss, m, pkt));
@@ -311,9 +320,11 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 		if (err == -ENOBUFS) {
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 			ss->stats.rx_drop_rcvbuf++;
+			why = SKB_DROP_REASON_SOCKET_RCVBUFF;
 		} else {
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MEM);
 			ss->stats.rx_drop_mem++;
+			why = SKB_DROP_REASON_PROTO_MEM;
 		}
 		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_RCVBUF,
 			       shoal_in_owe(ss, m, pkt));
@@ -331,6 +342,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 	fresh = shoal_rx_add(&m->rx, pkt->offset, pkt->payload_len);
 	if (fresh == SHOAL_RX_FRAGMENTED) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_FRAGMENTED);
+		why = SKB_DROP_REASON_NOMEM;
 		goto uncharge;
 	}
 	if (fresh <= 0) {
@@ -340,6 +352,8 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 		/* a sender's probe (its first packet again): we have it */
 		if (!pkt->offset && (pkt->flags & SHOAL_F_RETX))
 			shoal_in_ctrl(ss, m, SHOAL_T_BUSY, 0, 0, q);
+		else
+			why = SHOAL_DROP_DUP;
 		goto uncharge;
 	}
 	m->heard = jiffies;
@@ -369,7 +383,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 uncharge:
 	shoal_rmem_uncharge(ss, truesize);
 drop:
-	kfree_skb(skb);
+	shoal_rx_free(skb, why);
 }
 
 /* A packet from a sender: DATA, CREDIT_REQ or ABORT.  Consumes @skb. */
@@ -380,6 +394,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 {
 	bool probe = pkt->type == SHOAL_T_CREDIT_REQ &&
 		     (pkt->flags & SHOAL_F_RETX);
+	enum skb_drop_reason why = SKB_NOT_DROPPED_YET;
 	u8 name = pkt->flags & SHOAL_F_NAME;
 	struct shoal_net *sn = ss->sn;
 	struct shoal_done *d = NULL;
@@ -392,6 +407,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 	if ((m && m->rx.msg_len != pkt->msg_len) ||
 	    (d && d->msg_len != pkt->msg_len)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MISMATCH);
+		why = SKB_DROP_REASON_INVALID_PROTO;
 		goto drop;
 	}
 	if (pkt->type == SHOAL_T_ABORT) {
@@ -407,6 +423,8 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		 */
 		if (!probe)
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DUP_PACKETS);
+		if (pkt->type == SHOAL_T_DATA)
+			why = SHOAL_DROP_DUP;
 		shoal_in_reply(ss, pkt, src, d ? &d->local : &m->local,
 			       SHOAL_T_ACK, 0, q);
 		goto drop;
@@ -438,6 +456,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 		    !shoal_omsg_find(ss, src, pkt->msg_id, SHOAL_F_REQUEST)) {
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_MSG);
 			shoal_in_reply(ss, pkt, src, local, SHOAL_T_ACK, 0, q);
+			why = SHOAL_DROP_DUP;
 			goto drop;
 		}
 		/* a message this socket could never hold is refused */
@@ -445,6 +464,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			shoal_in_reply(ss, pkt, src, local, SHOAL_T_UNKNOWN,
 				       EMSGSIZE, q);
 			shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
+			why = SKB_DROP_REASON_SOCKET_RCVBUFF;
 			goto drop;
 		}
 		m = shoal_imsg_new(ss, pkt, src, local);
@@ -453,9 +473,13 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			if (PTR_ERR(m) == -ENOSPC) {
 				shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MEM);
 				ss->stats.rx_drop_mem++;
+				why = SKB_DROP_REASON_PROTO_MEM;
 			} else {
 				shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_RCVBUF);
 				ss->stats.rx_drop_rcvbuf++;
+				why = PTR_ERR(m) == -ENOMEM ?
+				      SKB_DROP_REASON_NOMEM :
+				      SKB_DROP_REASON_SOCKET_RCVBUFF;
 			}
 			/* alive but full: not silence, which would time the
 			 * message out.  Once per announcement or probe (its
@@ -487,7 +511,7 @@ void shoal_in_rcv(struct shoal_sock *ss, struct sk_buff *skb,
 			      q);
 	shoal_credit_ask(&sn->sird, &m->credit, pkt->offset);
 drop:
-	kfree_skb(skb);
+	shoal_rx_free(skb, why);
 }
 
 /* Ask again for @m's gaps below @granted, quiet for 2, 4, 8, ...

@@ -22,7 +22,7 @@
 static int shoal_ip_rcv(struct sk_buff *skb)
 {
 	shoal_stat_inc(shoal_net(dev_net(skb->dev)), SHOAL_STAT_RX_DROP_IP_PROTO);
-	kfree_skb(skb);
+	kfree_skb_reason(skb, SKB_DROP_REASON_IP_NOPROTO);
 	return 0;
 }
 

@@ -379,6 +379,22 @@ static void shoal_pl2_kick(struct shoal_sock *ss, struct shoal_pl2_dst *d,
 /* @b's exchange ends: its packets go (@send) or are dropped, and the
  * next exchange with its destination may start
  */
+/* What a burst still holds: an unsolicited one's are copies of packets
+ * that went (kept to send again on a small grant), consumed; a reserved
+ * one's never went, and are dropped
+ */
+static void shoal_pl2_free_skbs(struct shoal_pl2_burst *b)
+{
+	struct sk_buff *skb;
+
+	if (!b->unsol) {
+		__skb_queue_purge(&b->skbs);
+		return;
+	}
+	while ((skb = __skb_dequeue(&b->skbs)))
+		consume_skb(skb);
+}
+
 static void shoal_pl2_end(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 			  bool send, u64 now, struct sk_buff_head *q)
 {
@@ -388,7 +404,7 @@ static void shoal_pl2_end(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 		shoal_pl2_uplink(ss->sn, now, b->bytes);
 		skb_queue_splice_tail_init(&b->skbs, q);
 	}
-	__skb_queue_purge(&b->skbs);
+	shoal_pl2_free_skbs(b);
 	list_del(&b->node);
 	list_del(&b->timed);
 	kfree(b);
@@ -532,7 +548,7 @@ void shoal_pl2_sock_close(struct shoal_sock *ss, struct sk_buff_head *q)
 					skb_queue_splice_tail_init(&b->skbs,
 								   q);
 				}
-				__skb_queue_purge(&b->skbs);
+				shoal_pl2_free_skbs(b);
 				list_del(&b->timed);
 				kfree(b);
 				shoal_obj_dec(SHOAL_OBJ_PL2_BURST);

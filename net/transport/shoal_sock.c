@@ -205,7 +205,8 @@ static void shoal_sock_bounced(struct shoal_net *sn, struct sk_buff *skb,
 	struct shoal_sock *ss = shoal_port_find(sn, pkt->sport);
 	struct sk_buff_head q;
 
-	kfree_skb(skb);
+	/* read: what it names is in @pkt */
+	consume_skb(skb);
 	shoal_stat_inc(sn, SHOAL_STAT_RX_BOUNCED);
 	if (!ss || !shoal_sock_hears(ss, &peer)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG);
@@ -391,14 +392,14 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	 */
 	if (pkt->type == SHOAL_T_RSV && (ss || (!pkt->sport && !pkt->dport))) {
 		shoal_pl2_answer(sn, pkt, src, local, &q);
-		kfree_skb(skb);
+		consume_skb(skb);
 		shoal_xmit_list(sn, &q);
 		return;
 	}
 	if (!ss) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
 		shoal_sock_refuse(sn, pkt, src, local, &q);
-		kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
 		shoal_xmit_list(sn, &q);
 		return;
 	}
@@ -406,7 +407,7 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 	if (ss->dead) {
 		spin_unlock(&ss->lock);
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NO_SOCKET);
-		kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
 		return;
 	}
 	if (pkt->options & SHOAL_O_ACK)
@@ -419,11 +420,12 @@ void shoal_sock_rcv(struct shoal_net *sn, struct sk_buff *skb,
 		break;
 	case SHOAL_T_GRT:
 		shoal_pl2_grt(ss, pkt, src, &q);
-		kfree_skb(skb);
+		consume_skb(skb);
 		break;
 	default:
+		/* a control packet: what it says is in @pkt */
 		shoal_out_rcv(ss, pkt, src, &q);
-		kfree_skb(skb);
+		consume_skb(skb);
 		break;
 	}
 	shoal_sock_arm(ss);

@@ -86,6 +86,7 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	struct shoal_net *sn = shoal_net(sock_net(sk));
 	struct shoal_wire_pkt pkt;
 	struct in6_addr local;
+	enum skb_drop_reason why;
 	struct shoal_addr src;
 	u32 len, head;
 	bool ce;
@@ -96,18 +97,22 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	shoal_stat_add(sn, SHOAL_STAT_RX_BYTES, len);
 	if (!shoal_rx_unicast(skb)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NOT_UNICAST);
+		why = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto free;
 	}
 	/* the header in the linear part; the payload may stay in frags */
 	head = min_t(u32, len, SHOAL_HDR_MAX);
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + head)) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_NOMEM);
+		why = SKB_DROP_REASON_NOMEM;
 		goto free;
 	}
 	err = shoal_wire_parse(skb->data + sizeof(struct udphdr), head, len,
 			       READ_ONCE(sn->max_msg_len), &pkt);
 	if (err) {
 		this_cpu_inc(sn->stats->rx_bad[-err]);
+		why = err == -SHOAL_WIRE_SHORT ? SKB_DROP_REASON_PKT_TOO_SMALL :
+						 SKB_DROP_REASON_INVALID_PROTO;
 		goto free;
 	}
 	this_cpu_inc(sn->stats->rx_type[pkt.type]);
@@ -120,7 +125,7 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 	shoal_sock_rcv(sn, skb, &pkt, &src, &local, ce);
 	return 0;
 free:
-	kfree_skb(skb);
+	shoal_rx_free(skb, why);
 	return 0;
 }
 
@@ -428,7 +433,7 @@ void shoal_xmit(struct shoal_net *sn, const struct shoal_addr *dst,
 		err = shoal_xmit6(sn, dst, saddr, skb, type);
 	if (err) {
 		shoal_stat_inc(sn, SHOAL_STAT_TX_DROP_NOROUTE);
-		kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
 		return;
 	}
 	shoal_stat_tx(sn, type, len);
