@@ -276,6 +276,9 @@ static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)
 	this_cpu_inc(sn->stats->c[s]);
 }
 
+/* DATA a message had already: 6.1's reason for bytes received before */
+#define SHOAL_DROP_DUP	SKB_DROP_REASON_TCP_OLD_DATA
+
 /* Free a packet shoal.ko received.  SKB_NOT_DROPPED_YET: it was read, or
  * acted on (a control packet, a trimmed header, an answered probe), and
  * is consumed; else it is dropped for @why, the closest reason the
@@ -283,9 +286,6 @@ static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)
  * packets that Shoal did not take.  The reasons are Documentation/
  * observing.md's.
  */
-/* DATA a message had already: 6.1's reason for bytes received before */
-#define SHOAL_DROP_DUP	SKB_DROP_REASON_TCP_OLD_DATA
-
 static inline void shoal_rx_free(struct sk_buff *skb, enum skb_drop_reason why)
 {
 	if (why == SKB_NOT_DROPPED_YET)

@@ -376,9 +376,6 @@ static void shoal_pl2_kick(struct shoal_sock *ss, struct shoal_pl2_dst *d,
 	shoal_pl2_arm(ss);
 }
 
-/* @b's exchange ends: its packets go (@send) or are dropped, and the
- * next exchange with its destination may start
- */
 /* What a burst still holds: an unsolicited one's are copies of packets
  * that went (kept to send again on a small grant), consumed; a reserved
  * one's never went, and are dropped
@@ -395,6 +392,9 @@ static void shoal_pl2_free_skbs(struct shoal_pl2_burst *b)
 		consume_skb(skb);
 }
 
+/* @b's exchange ends: its packets go (@send) or are dropped, and the
+ * next exchange with its destination may start
+ */
 static void shoal_pl2_end(struct shoal_sock *ss, struct shoal_pl2_burst *b,
 			  bool send, u64 now, struct sk_buff_head *q)
 {

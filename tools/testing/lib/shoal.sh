@@ -5,6 +5,7 @@
 
 SHOAL_CRAFT=$TREE/tools/testing/lib/shoal_craft.py
 SHOAL_MSGS=$TREE/tools/testing/lib/shoal_msgs.py
+SHOAL_PERF=$TREE/tools/shoal-perf/shoal-perf
 
 # shoal_module: load the tree's shoal.ko unless it is loaded
 shoal_module()
@@ -126,4 +127,25 @@ shoal_stat()
 {
 	ip netns exec "$1" awk -v k="$2" '$1 == k { v = $2 } END { print v + 0 }' \
 		/proc/net/shoal/stats
+}
+
+# shoal_perf_server NS PROTO PORT: shoal-perf's server for PROTO in
+# namespace NS, in the background (its counts in
+# $TOPO_TMP/perf-server-PORT.log); returns once it listens, its pid in
+# perf_pid (also in TOPO_PIDS, so teardown ends it)
+shoal_perf_server()
+{
+	local ready=$TOPO_TMP/perf-server-$3.ready i
+
+	rm -f "$ready"
+	ip netns exec "$1" "$SHOAL_PERF" server --proto "$2" --port "$3" \
+		--ready "$ready" 2>"$TOPO_TMP/perf-server-$3.log" &
+	perf_pid=$!
+	TOPO_PIDS+=("$perf_pid")
+	for ((i = 0; i < 400; i++)); do
+		[ -e "$ready" ] && return 0
+		kill -0 "$perf_pid" 2>/dev/null || break
+		topo_nap 0.05
+	done
+	topo_die "the $2 server in $1 did not listen on port $3"
 }

@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 
+import shoal_craft
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 LUA = os.path.join(HERE, "..", "..", "wireshark", "shoal.lua")
 PORT = 4797
@@ -39,28 +41,11 @@ FIELDS = ["shoal.version", "shoal.type", "shoal.flags", "shoal.sport",
           "shoal.options.unknown", "_ws.expert.message"]
 
 
-def checksum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xffff) + (s >> 16)
-    return ~s & 0xffff
-
-
 def frame(payload, dport, sport=40000):
-    """Ethernet, IPv4 and UDP around @payload (checksums right)"""
-    src, dst = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
-    udp_len = 8 + len(payload)
-    pseudo = src + dst + struct.pack("!BBH", 0, 17, udp_len)
-    udp = struct.pack("!HHHH", sport, dport, udp_len, 0) + payload
-    csum = checksum(pseudo + udp) or 0xffff
-    udp = udp[:6] + struct.pack("!H", csum) + udp[8:]
-    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + udp_len, 1, 0, 64, 17,
-                     0, src, dst)
-    ip = ip[:10] + struct.pack("!H", checksum(ip)) + ip[12:]
+    """Ethernet around an IPv4 UDP datagram of @payload"""
     eth = b"\x02\0\0\0\0\x02" + b"\x02\0\0\0\0\x01" + b"\x08\x00"
-    return eth + ip + udp
+    return eth + shoal_craft.ip4_udp("10.0.0.1", "10.0.0.2", sport, dport,
+                                     payload)
 
 
 def pcap(frames):

@@ -32,13 +32,12 @@ N=4
 MSGS=4
 SIZE=60000
 PORT=7000
-PERF=$TREE/tools/shoal-perf/shoal-perf
 PERF_PORT=7100
 CAPTURE=$TREE/tools/testing/lib/shoal_capture.py
 
 command -v tshark >/dev/null || topo_die "no tshark (scripts/setup installs it)"
 command -v tcpdump >/dev/null || topo_die "no tcpdump (scripts/setup installs it)"
-[ -x "$PERF" ] || topo_die "missing $PERF (make tools)"
+[ -x "$SHOAL_PERF" ] || topo_die "missing $SHOAL_PERF (make tools)"
 topo_modules sch_trim
 shoal_module
 topo_init sdis
@@ -56,7 +55,7 @@ topo_link_qdisc 100mbit 3000 1000000 trim limit 12 || topo_die "qdisc"
 before=$(stats "$TOPO_RX")
 # -U: each packet written as it comes, so the file is whole once
 # tcpdump ends; its counts (captured, dropped by kernel) on stderr
-ip netns exec "$TOPO_RX" tcpdump -i eth0 -n -U -s 160 -B 8192 \
+ip netns exec "$TOPO_RX" tcpdump -i eth0 -n -U -s 160 -B 32768 \
 	-w "$TOPO_TMP/shoal.pcap" udp >/dev/null 2>"$TOPO_TMP/tcpdump.err" &
 tcpdump_pid=$!
 TOPO_PIDS+=("$tcpdump_pid")
@@ -73,25 +72,16 @@ wait "$recv_pid"
 eval "$(python3 "$HERE/../lib/shoal_incast_check.py" "$TOPO_TMP" "$N")"
 
 # 2. PL2 RPCs
-rm -f "$TOPO_TMP/perf.ready"
-ip netns exec "$TOPO_RX" "$PERF" server --proto pl2 --port $PERF_PORT \
-	--ready "$TOPO_TMP/perf.ready" 2>"$TOPO_TMP/perf-server.log" &
-spid=$!
-TOPO_PIDS+=("$spid")
-for ((i = 0; i < 400; i++)); do
-	[ -e "$TOPO_TMP/perf.ready" ] && break
-	topo_nap 0.05
-done
-[ -e "$TOPO_TMP/perf.ready" ] || topo_die "the PL2 server did not start"
-ip netns exec "$CLI_NS" "$PERF" client --proto pl2 --server "$RXADDR:$PERF_PORT" \
+shoal_perf_server "$TOPO_RX" pl2 $PERF_PORT
+ip netns exec "$CLI_NS" "$SHOAL_PERF" client --proto pl2 --server "$RXADDR:$PERF_PORT" \
 	--workload W1 --load 0.3 --link-mbps 100 --duration 2 --seed 7 --json \
 	>"$TOPO_TMP/perf.json" 2>"$TOPO_TMP/perf.txt"
 perf_rc=$?
 issued=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["messages"]["issued"])' \
 	"$TOPO_TMP/perf.json" 2>/dev/null)
 issued=${issued:--1}
-kill -TERM "$spid" 2>/dev/null
-wait "$spid"
+kill -TERM "$perf_pid" 2>/dev/null
+wait "$perf_pid"
 topo_nap 0.5
 after=$(stats "$TOPO_RX")
 kill -INT "$tcpdump_pid"
