@@ -33,6 +33,7 @@
 
 #include "shoal_objs.h"
 #include "shoal_pl2.h"
+#include "shoal_rtt_core.h"
 #include "shoal_sird.h"
 #include "shoal_sird_tx.h"
 
@@ -238,6 +239,12 @@ struct shoal_net {
 					 */
 	u32 dev_mbps;			/* its speed, 0: unknown */
 	struct work_struct dev_work;	/* reads it (under RTNL) */
+	u32 rtt8;			/* 8 x the smoothed delay from a
+					 * probe to its answer, in jiffies
+					 * (shoal_rtt_core.h); written by
+					 * any socket's lock holder, racily:
+					 * a lost sample is harmless
+					 */
 };
 
 void shoal_cfg_fit(struct shoal_net *sn);
@@ -263,12 +270,28 @@ static inline void shoal_stat_add(struct shoal_net *sn, enum shoal_stat s,
  * and BUSYs for nothing (at 10 ms on a path of 30 ms the control of a
  * 15:1 incast took the receiver's port).
  */
-static inline unsigned long shoal_resend_ival(const struct shoal_net *sn)
+/* The configured resend interval: resend_ms, or the link's RTT if longer */
+static inline unsigned long shoal_resend_base(const struct shoal_net *sn)
 {
 	u32 ms = max(READ_ONCE(sn->cfg.resend_ms),
 		     DIV_ROUND_UP(READ_ONCE(sn->cfg.link_rtt_us), 1000));
 
-	return msecs_to_jiffies(ms);
+	return max(msecs_to_jiffies(ms), 1UL);
+}
+
+/* The resend interval every keep-alive and timeout counts: the configured
+ * one, or twice the peers' measured answer delay where that is longer
+ */
+static inline unsigned long shoal_resend_ival(const struct shoal_net *sn)
+{
+	return shoal_ival_scaled(shoal_resend_base(sn), READ_ONCE(sn->rtt8));
+}
+
+/* An answer came @delay jiffies after the probe it may answer */
+static inline void shoal_rtt_sample(struct shoal_net *sn, unsigned long delay)
+{
+	WRITE_ONCE(sn->rtt8, shoal_rtt_update(READ_ONCE(sn->rtt8), delay,
+					      shoal_resend_base(sn)));
 }
 
 static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)

@@ -272,6 +272,7 @@ static void shoal_omsg_probe(struct shoal_sock *ss, struct shoal_omsg *m,
 			     struct sk_buff_head *q)
 {
 	m->probed = jiffies;
+	m->probing = true;
 	shoal_omsg_credit_req(ss, m, m->name_flags, q);
 	if (!m->answered) {
 		shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
@@ -380,6 +381,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	m->heard = jiffies;
 	m->named = jiffies;
 	m->probed = jiffies;
+	m->probing = false;
 	m->hush = jiffies;
 	m->charge = charge;
 	__skb_queue_head_init(&q);
@@ -631,6 +633,11 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	if (pkt->msg_len != m->len) {
 		shoal_stat_inc(sn, SHOAL_STAT_RX_DROP_MISMATCH);
 		return;
+	}
+	/* the first news after a probe times the peers' answers */
+	if (m->probing) {
+		m->probing = false;
+		shoal_rtt_sample(sn, jiffies - m->probed);
 	}
 	if (!m->answered && (pkt->flags & SHOAL_F_RETX) &&
 	    (pkt->type == SHOAL_T_CREDIT || pkt->type == SHOAL_T_RESEND ||
@@ -980,6 +987,8 @@ static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 			/* RETX: a server without the request must not take
 			 * this for the start of a new one
 			 */
+			m->probed = jiffies;
+			m->probing = true;
 			shoal_omsg_credit_req(ss, m,
 					      m->name_flags | SHOAL_F_RETX, q);
 		}

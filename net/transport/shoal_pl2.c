@@ -50,13 +50,19 @@ static void shoal_pl2_cfg(const struct shoal_net *sn, struct pl2_cfg *c)
 		c->slot_ns = pl2_slot_ns(SHOAL_PL2_SLOT_BYTES, mbps);
 }
 
-/* How long a burst waits for its GRT, and for its slot, at most.  Not
- * scaled by the RSV-GRT estimate: a GRT later than this is stale and
- * never a sample, so a run of slow exchanges cannot stretch it.
+/* How long a burst waits for its GRT, and for its slot, at most: the
+ * configured time, or twice the delay the peers' answers to probes take
+ * where that is longer (a backlog of seconds made every RSV time out and
+ * go again, 12 a message).  Not scaled by the RSV-GRT estimate: a GRT
+ * later than this is stale and never a sample, so a run of slow
+ * exchanges cannot stretch it.
  */
 static u64 shoal_pl2_timeout_ns(const struct shoal_net *sn)
 {
-	return (u64)READ_ONCE(sn->cfg.pl2_rsv_timeout_us) * 1000;
+	u64 ns = (u64)READ_ONCE(sn->cfg.pl2_rsv_timeout_us) * 1000;
+	u32 rtt2 = READ_ONCE(sn->rtt8) >> (SHOAL_RTT_SHIFT - 1);
+
+	return max_t(u64, ns, jiffies_to_nsecs(rtt2));
 }
 
 void shoal_pl2_net_init(struct shoal_pl2_net *pn)

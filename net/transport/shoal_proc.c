@@ -120,6 +120,10 @@ static int shoal_sird_proc_show(struct seq_file *seq, void *v)
 {
 	struct shoal_net *sn = shoal_net(seq_file_single_net(seq));
 
+	/* the peers' answer delay, and the resend interval it sets */
+	seq_printf(seq, "probe_srtt_us %u\nresend_ival_us %u\n",
+		   jiffies_to_usecs(READ_ONCE(sn->rtt8) >> SHOAL_RTT_SHIFT),
+		   jiffies_to_usecs(shoal_resend_ival(sn)));
 	shoal_sird_show(&sn->sird, seq);
 	shoal_sird_tx_show(&sn->sird_tx, seq);
 	return 0;

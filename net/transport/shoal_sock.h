@@ -118,6 +118,7 @@ struct shoal_omsg {
 	unsigned long heard;		/* jiffies of the last news */
 	unsigned long named;		/* the last packet naming it */
 	unsigned long probed;		/* its last probe (or its start) */
+	bool probing;			/* that probe is unanswered */
 	unsigned long hush;		/* no probe before: its receiver
 					 * said when it speaks next (BUSY)
 					 */
