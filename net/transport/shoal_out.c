@@ -262,6 +262,15 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 	shoal_sird_tx_update(ss, m, q);
 }
 
+/* @m probes now: the first news after it times its receiver's answer
+ * (shoal_rtt_core.h)
+ */
+static void shoal_omsg_probed(struct shoal_omsg *m)
+{
+	m->probed = jiffies;
+	m->probing = true;
+}
+
 /* @m probes its receiver: a CREDIT_REQ, which a receiver that has the
  * message answers (BUSY or ACK) and one that has not takes as the
  * message's start; data too while the receiver never answered (it may
@@ -271,8 +280,7 @@ static void shoal_omsg_push(struct shoal_sock *ss, struct shoal_omsg *m,
 static void shoal_omsg_probe(struct shoal_sock *ss, struct shoal_omsg *m,
 			     struct sk_buff_head *q)
 {
-	m->probed = jiffies;
-	m->probing = true;
+	shoal_omsg_probed(m);
 	shoal_omsg_credit_req(ss, m, m->name_flags, q);
 	if (!m->answered) {
 		shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
@@ -987,8 +995,7 @@ static bool shoal_await_tick(struct shoal_sock *ss, unsigned long ival,
 			/* RETX: a server without the request must not take
 			 * this for the start of a new one
 			 */
-			m->probed = jiffies;
-			m->probing = true;
+			shoal_omsg_probed(m);
 			shoal_omsg_credit_req(ss, m,
 					      m->name_flags | SHOAL_F_RETX, q);
 		}

@@ -55,7 +55,7 @@ static void shoal_pl2_cfg(const struct shoal_net *sn, struct pl2_cfg *c)
  * where that is longer (a backlog of seconds made every RSV time out and
  * go again, 12 a message).  Not scaled by the RSV-GRT estimate: a GRT
  * later than this is stale and never a sample, so a run of slow
- * exchanges cannot stretch it.
+ * exchanges cannot stretch it; nor does it stretch the probes' delay.
  */
 static u64 shoal_pl2_timeout_ns(const struct shoal_net *sn)
 {

@@ -8,17 +8,22 @@
  * longer than an interval (a host whose backlog holds seconds of
  * packets), each of those packets is redundant and adds to the backlog
  * that delays the answers: 2000 requests into one server of a 2-CPU
- * guest then took 12 packets each in probes and BUSYs, the backlog held
- * 300 MB and hundreds of messages timed out.  So, as TCP's
- * retransmission timer follows its smoothed RTT, the interval is at
- * least twice the smoothed delay between a probe and the first answer
- * after it, and at most SHOAL_IVAL_SCALE_MAX configured intervals.
+ * guest then took 31 packets each, the backlog held 300 MB and hundreds
+ * of messages timed out.  So, as TCP's retransmission timer follows its
+ * smoothed RTT, the interval is at least the smoothed delay from a probe
+ * to the first answer after it (a message probes after two intervals of
+ * silence), and at most SHOAL_IVAL_SCALE_MAX configured intervals.
  *
  * Only probes are timed: they are answered at once (BUSY or ACK), while
  * a message's first answer may wait for the receiver's own interval,
- * which would make the two ends' intervals stretch each other.  The
- * first answer after a probe may answer an earlier packet: the sample is
- * then short, which errs towards the configured interval.
+ * which would make the two ends' intervals stretch each other.  A
+ * sample runs from a message's last probe, so it is never longer than
+ * the delay of what the answer answers: probes lost in an outage do not
+ * stretch the interval, and the answer to the first of several probes
+ * reads short.  Under a steady backlog the samples, spread over the gap
+ * between probes, still grow the interval until one probe goes per
+ * answer: probes back off to every 8 intervals, and half of that is
+ * more than one.
  *
  * Plain C, no kernel calls: the module and the unit tests build it.
  * Times are ticks of the caller's clock (jiffies).
@@ -34,14 +39,14 @@
 #define SHOAL_IVAL_SCALE_MAX	64
 
 /* The smoothed delay times 8 after a sample of @sample ticks, for a
- * configured interval of @base ticks.  A sample is taken as at most the
- * delay that gives the largest interval: one answer from a host that was
- * stopped for a minute must not hold the interval up for long.
+ * configured interval of @base ticks.  A sample counts as at most the
+ * delay that gives the largest interval: one answer from a host stopped
+ * for a minute must not hold the interval up for long.
  */
 static inline u32 shoal_rtt_update(u32 srtt8, unsigned long sample,
 				   unsigned long base)
 {
-	unsigned long most = base * SHOAL_IVAL_SCALE_MAX / 2;
+	u64 most = (u64)base * SHOAL_IVAL_SCALE_MAX;
 	u64 v;
 
 	if (sample > most)
@@ -51,12 +56,12 @@ static inline u32 shoal_rtt_update(u32 srtt8, unsigned long sample,
 }
 
 /* The resend interval for configured interval @base (at least 1 tick) and
- * smoothed delay @srtt8: twice the delay, within [@base,
+ * smoothed delay @srtt8: the delay, within [@base,
  * SHOAL_IVAL_SCALE_MAX x @base]
  */
 static inline unsigned long shoal_ival_scaled(unsigned long base, u32 srtt8)
 {
-	unsigned long want = srtt8 >> (SHOAL_RTT_SHIFT - 1);
+	unsigned long want = srtt8 >> SHOAL_RTT_SHIFT;
 
 	if (want <= base)
 		return base;

@@ -18,7 +18,8 @@
 # one-per-turn time after the port came back.  Then the same through a
 # port that only delays (netem, 4 intervals, nothing lost): the late
 # messages probe in turns, the receiver has each before its probe, and
-# no probe may wake another.
+# no probe may wake another (4 intervals as the sender counts them: the
+# answers' measured delay may have made them longer).
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -117,6 +118,7 @@ for p, f in (("rx_", sys.argv[1]), ("tx_", sys.argv[2])):
 	eval "$(shoal_stats_vars "$before" "$after" | sed 's/^/st_/')"
 	eval "$(shoal_stats_vars "$rbefore" "$rafter" | sed 's/^/rst_/')"
 	topo_log "$name: sender $(shoal_stats_delta "$before" "$after")"
+	topo_log "$name: sender's $(ip netns exec "$S" awk '/^(probe_srtt|resend_ival)_us/ { printf "%s %s ", $1, $2 }' /proc/net/shoal/sird)"
 	topo_log "$name: receiver $(shoal_stats_delta "$rbefore" "$rafter")"
 	tap_ok "rx_good == COUNT && rx_bad == 0 && rx_duplicates == 0" \
 		"$name: all $COUNT messages arrive intact, once (good $rx_good, bad $rx_bad, dup $rx_duplicates)"
@@ -142,8 +144,14 @@ tap_ok "rst_rx_probe_new > 0 && st_tx_probe_wake > 0" \
 tap_ok "back_ms * 3 <= SERIAL_MS" \
 	"lost: the last message arrived ${back_ms} ms after the port came back (at most a third of one per turn: $SERIAL_MS / 3 ms)"
 
-# delay only: the messages wait longer than two intervals, none is lost
-tc -n "$TOPO_SW" qdisc replace dev r0 root netem delay "$((4 * IVAL_MS))ms" limit 10000 ||
+# delay only: the messages wait longer than two intervals, none is lost.
+# The interval is the configured one or the answers' measured delay, which
+# the queue after the outage raised (16-28 ms here): 4 of whichever is
+# longer, so that the messages still probe.
+ival_ms=$(ip netns exec "$S" awk '$1 == "resend_ival_us" { print int($2 / 1000) }' \
+	/proc/net/shoal/sird)
+[ "${ival_ms:-0}" -gt "$IVAL_MS" ] || ival_ms=$IVAL_MS
+tc -n "$TOPO_SW" qdisc replace dev r0 root netem delay "$((4 * ival_ms))ms" limit 10000 ||
 	topo_die "netem on r0"
 LOSS_MS=0
 run delayed true
