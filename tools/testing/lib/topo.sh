@@ -486,14 +486,19 @@ topo_write_results()
 TAP_N=0
 TAP_FAIL=0
 
-# tap_ok COND DESCRIPTION: COND is an arithmetic expression for (( ))
+# tap_ok COND DESCRIPTION...: COND is an arithmetic expression for (( ));
+# the description's words are joined with spaces
 tap_ok()
 {
+	local ok=0
+
+	(($1)) && ok=1
+	shift
 	TAP_N=$((TAP_N + 1))
-	if (($1)); then
-		echo "ok $TAP_N - $2"
+	if ((ok)); then
+		echo "ok $TAP_N - $*"
 	else
-		echo "not ok $TAP_N - $2"
+		echo "not ok $TAP_N - $*"
 		TAP_FAIL=$((TAP_FAIL + 1))
 	fi
 }

@@ -15,7 +15,7 @@
 #      was answered (no burst went for want of its GRT, beyond a few in a
 #      hundred for the guest's timers); bursts of at most K; the switch's
 #      counters back to 0, the TCP/UDP packets counted as DATA (foreign).
-#   2. The same UDP without pl2: the port drops most (counted and checked,
+#   2. The same UDP without pl2: the port drops what is beyond its rate (checked,
 #      so that the checks of 1 can fail).
 #   3. TCP RPCs: a client on the receiver asks each sender's server for
 #      64 KB answers (at each of RESP_LOADS x the port in all, the
@@ -206,8 +206,15 @@ done
 # ---- 2. UDP without pl2 ----
 senders_pl2 off
 udp udp4-none 4
-tap_ok "child_drops * 2 > sent && s_distinct + child_drops == sent" \
-	"UDP without pl2: the port drops most ($child_drops of $sent; arrived $s_distinct)"
+# the slowest sender reached rate_pct% of its rate, so together they
+# offered at least N x that of the port's one: what is beyond it and the
+# port's queue is dropped (half of that at least, for a guest's timing).
+# A slow guest's senders reach a third (2900 drops of 6000, not 5000).
+excess=$((sent - sent * 100 / (N * (rate_pct > 0 ? rate_pct : 1)) - QLIMIT))
+tap_ok "excess > 0 && child_drops * 2 >= excess && s_distinct + child_drops == sent" \
+	"UDP without pl2: the port drops what the senders send beyond its rate" \
+	"($child_drops of $sent; at least $excess were beyond it, the senders at" \
+	"${rate_pct}% of their rates; arrived $s_distinct)"
 topo_nap 0.5
 res=$(reserved)
 tap_ok "res == 0" "without pl2 nothing was reserved ($res)"
