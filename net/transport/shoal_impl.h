@@ -264,13 +264,12 @@ static inline void shoal_stat_add(struct shoal_net *sn, enum shoal_stat s,
 	this_cpu_add(sn->stats->c[s], n);
 }
 
-/* The resend interval, in jiffies: net.shoal.resend_ms, but never less
- * than the loaded round trip (net.shoal.link_rtt_us).  Silence shorter
- * than a round trip is not silence: a tick that takes it for one probes
- * and BUSYs for nothing (at 10 ms on a path of 30 ms the control of a
- * 15:1 incast took the receiver's port).
+/* The configured resend interval, in jiffies: net.shoal.resend_ms, but
+ * never less than the loaded round trip (net.shoal.link_rtt_us).  Silence
+ * shorter than a round trip is not silence: a tick that takes it for one
+ * probes and BUSYs for nothing (at 10 ms on a path of 30 ms the control of
+ * a 15:1 incast took the receiver's port).
  */
-/* The configured resend interval: resend_ms, or the link's RTT if longer */
 static inline unsigned long shoal_resend_base(const struct shoal_net *sn)
 {
 	u32 ms = max(READ_ONCE(sn->cfg.resend_ms),
@@ -280,7 +279,7 @@ static inline unsigned long shoal_resend_base(const struct shoal_net *sn)
 }
 
 /* The resend interval every keep-alive and timeout counts: the configured
- * one, or twice the peers' measured answer delay where that is longer
+ * one, or the peers' measured answer delay where that is longer
  */
 static inline unsigned long shoal_resend_ival(const struct shoal_net *sn)
 {
