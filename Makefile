@@ -18,7 +18,7 @@ UNIT_BINS := $(patsubst tools/testing/unit/%.c,build/unit/%,$(UNIT_SRCS))
 
 TC_PLUGINS := tc/q_trim.so tc/q_afq.so tc/q_calq.so tc/q_sqr.so tc/q_pl2.so
 TRAFFIC := tools/traffic/shoal-blast tools/traffic/shoal-sink tools/traffic/shoal-flows
-TOOLS := $(TRAFFIC) tools/shoal-perf/shoal-perf
+TOOLS := $(TRAFFIC) tools/shoal-perf/shoal-perf tools/shoal-stat/shoal-stat
 EXAMPLES := tools/examples/shoal-send tools/examples/shoal-recv
 TEST_TOOLS := tools/testing/nlfuzz/qdisc-nlfuzz
 
@@ -90,6 +90,9 @@ tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_
 tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
 		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h tools/lib/shoal_socket.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $(filter %.c,$^) -lm -lpthread
+
+tools/shoal-stat/shoal-stat: tools/shoal-stat/shoal-stat.c
+	$(CC) $(CFLAGS) $(WARN) -Werror -o $@ $<
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h tools/lib/shoal_socket.h
 	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $<

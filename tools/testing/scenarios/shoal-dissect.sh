@@ -17,7 +17,8 @@
 # are rx_acks_folded (more than 0); every message of part 1 is seen by
 # its name, and every request of part 2 by its REQUEST flag, with a
 # response from the receiver that names it by its id; nothing is
-# decoded as malformed; tcpdump dropped nothing.
+# decoded as malformed; tcpdump dropped nothing.  And shoal-stat -n, from
+# its history file, says each counter that grew meanwhile, by as much.
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -38,6 +39,8 @@ CAPTURE=$TREE/tools/testing/lib/shoal_capture.py
 command -v tshark >/dev/null || topo_die "no tshark (scripts/setup installs it)"
 command -v tcpdump >/dev/null || topo_die "no tcpdump (scripts/setup installs it)"
 [ -x "$SHOAL_PERF" ] || topo_die "missing $SHOAL_PERF (make tools)"
+SHOAL_STAT=$TREE/tools/shoal-stat/shoal-stat
+[ -x "$SHOAL_STAT" ] || topo_die "missing $SHOAL_STAT (make tools)"
 topo_modules sch_trim
 shoal_module
 topo_init sdis
@@ -53,6 +56,10 @@ stats()
 
 topo_link_qdisc 100mbit 3000 1000000 trim limit 12 || topo_die "qdisc"
 before=$(stats "$TOPO_RX")
+# shoal-stat keeps its history from here: what it says after must be
+# what /proc/net/shoal/stats says grew
+"$SHOAL_STAT" -n "$TOPO_RX" --history "$TOPO_TMP/stat.hist" -r >/dev/null ||
+	topo_die "shoal-stat"
 # -U: each packet written as it comes, so the file is whole once
 # tcpdump ends; its counts (captured, dropped by kernel) on stderr
 ip netns exec "$TOPO_RX" tcpdump -i eth0 -n -U -s 160 -B 32768 \
@@ -84,6 +91,8 @@ kill -TERM "$perf_pid" 2>/dev/null
 wait "$perf_pid"
 topo_nap 0.5
 after=$(stats "$TOPO_RX")
+"$SHOAL_STAT" -n "$TOPO_RX" --history "$TOPO_TMP/stat.hist" -j >"$TOPO_TMP/stat.json"
+stat_rc=$?
 kill -INT "$tcpdump_pid"
 wait "$tcpdump_pid"
 dropped=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$TOPO_TMP/tcpdump.err")
@@ -120,4 +129,19 @@ tap_ok "cap_rx_msgs_size == N * MSGS" \
 tap_ok "issued > 0 && cap_rx_requests >= issued && cap_rx_answered == cap_rx_requests" \
 	"PL2 requests named by their REQUEST flag, each answered by a response of its id: $cap_rx_answered of $cap_rx_requests (the client issued $issued, and its RTT probes)"
 tap_ok "cap_malformed == 0" "no packet decoded as malformed ($cap_malformed)"
+# every counter shoal-stat says grew, by as much as /proc says; and none
+# that grew left out
+stat_diff=$(shoal_stats_vars "$before" "$after" | python3 -c '
+import json, sys
+said = json.load(open(sys.argv[1]))["counters"]
+grew = {}
+for line in sys.stdin:
+    k, v = line.strip().split("=")
+    if k not in ("by_type", "by_reason") and int(v):
+        grew[k] = int(v)
+print(sum(1 for k in set(said) | set(grew) if said.get(k) != grew.get(k)),
+      len(grew))' "$TOPO_TMP/stat.json" 2>/dev/null)
+read -r stat_bad stat_grew <<<"${stat_diff:-1 0}"
+tap_ok "stat_rc == 0 && stat_bad == 0 && stat_grew > 10" \
+	"shoal-stat -n: the $stat_grew counters that grew, each by what /proc/net/shoal/stats says ($stat_bad differ, exit $stat_rc)"
 tap_done
