@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * shoal.ko: /proc/net/shoal/stats, one "name value" line per counter of
- * the namespace: the totals, packets by type, packets dropped by reason.
+ * the namespace: the totals, packets by type, packets dropped by reason;
+ * /proc/net/shoal/sird, its SIRD receiver and sender; and
+ * /proc/net/shoal/sockets, a line per bound socket.
  *
- * Locking: none; per-CPU counters are summed without a lock, each value
- * read whole (64-bit machines only: see Kbuild).
+ * Locking: none for the counters; per-CPU counters are summed without a
+ * lock, each value read whole (64-bit machines only: see Kbuild).  The
+ * socket list is walked under rcu_read_lock() (sockets are freed after a
+ * grace period, SOCK_RCU_FREE), each socket's line read under its lock.
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
 #include "shoal_impl.h"
+#include "shoal_sock.h"
 
 static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_RX_PACKETS] = "rx_packets",
@@ -129,6 +134,49 @@ static int shoal_sird_proc_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+/* One bound socket: its port, protocol, owner and inode, its messages
+ * each way (sent and not acknowledged, of which requests waiting for
+ * their responses; being received; complete and not read), its memory
+ * and limits, what it sent and received in all, failed and dropped
+ */
+static void shoal_sock_line(struct seq_file *seq, struct shoal_sock *ss)
+{
+	struct sock *sk = &ss->inet.sk;
+	unsigned long ino = sock_i_ino(sk);
+	kuid_t uid = sock_i_uid(sk);
+	struct shoal_omsg *m;
+	u32 await = 0;
+
+	spin_lock_bh(&ss->lock);
+	list_for_each_entry(m, &ss->await, node)
+		await++;
+	seq_printf(seq, "%u %s %u %lu %u %u %u %u %d %d %d %d %llu %llu %llu %llu\n",
+		   ss->port, ss->pl2 ? "pl2" : "sird",
+		   from_kuid_munged(seq_user_ns(seq), uid), ino,
+		   ss->stats.tx_queued, await, ss->nr_receiving,
+		   ss->stats.rx_queued, sk_rmem_alloc_get(sk),
+		   READ_ONCE(sk->sk_wmem_queued), READ_ONCE(sk->sk_rcvbuf),
+		   READ_ONCE(sk->sk_sndbuf), ss->stats.tx_msgs,
+		   ss->stats.rx_msgs, ss->stats.tx_failed,
+		   ss->stats.rx_drop_rcvbuf + ss->stats.rx_drop_mem);
+	spin_unlock_bh(&ss->lock);
+}
+
+static int shoal_sockets_show(struct seq_file *seq, void *v)
+{
+	struct shoal_net *sn = shoal_net(seq_file_single_net(seq));
+	struct shoal_sock *ss;
+	int i;
+
+	seq_puts(seq, "# port proto uid inode tx_queued awaiting rx_receiving rx_queued rmem wmem rcvbuf sndbuf tx_msgs rx_msgs tx_failed rx_drops\n");
+	rcu_read_lock();
+	for (i = 0; i < SHOAL_PORT_HASH; i++)
+		hlist_for_each_entry_rcu(ss, &sn->ports[i], port_node)
+			shoal_sock_line(seq, ss);
+	rcu_read_unlock();
+	return 0;
+}
+
 int shoal_proc_init(struct shoal_net *sn)
 {
 	struct proc_dir_entry *dir;
@@ -139,6 +187,8 @@ int shoal_proc_init(struct shoal_net *sn)
 	if (!proc_create_net_single("stats", 0444, dir, shoal_stats_show,
 				    NULL) ||
 	    !proc_create_net_single("sird", 0444, dir, shoal_sird_proc_show,
+				    NULL) ||
+	    !proc_create_net_single("sockets", 0444, dir, shoal_sockets_show,
 				    NULL)) {
 		remove_proc_subtree("shoal", sn->net->proc_net);
 		return -ENOMEM;
