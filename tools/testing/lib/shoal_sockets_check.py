@@ -19,20 +19,9 @@ import sys
 import time
 
 import shoal_msgs
+from tap import check, done
 
 PROC = "/proc/net/shoal/sockets"
-n = 0
-failed = 0
-
-
-def check(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print("%sok %d - %s" % ("" if cond else "not ", n, what))
-
-
 def lines():
     """{port: {column: value}} of the file; its header names the columns"""
     with open(PROC) as f:
@@ -116,8 +105,7 @@ def main(argv):
     tx.close()
     _, got = lines()
     check(not got, "all closed: no line (%d)" % len(got))
-    print("1..%d" % n)
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":

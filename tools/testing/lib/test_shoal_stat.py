@@ -14,20 +14,10 @@ import subprocess
 import sys
 import tempfile
 
+from tap import check, done
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "..", "..", "shoal-stat", "shoal-stat")
-
-n = 0
-failed = 0
-
-
-def check(cond, what):
-    global n, failed
-    n += 1
-    if not cond:
-        failed += 1
-    print("%sok %d - %s" % ("" if cond else "not ", n, what))
-
 
 def run(*args):
     p = subprocess.run([TOOL] + list(args), capture_output=True, text=True,
@@ -118,8 +108,7 @@ def main():
     rc, out, err = run("--help")
     check(rc == 0 and "usage: shoal-stat" in out, "--help: the usage")
     shutil.rmtree(d)
-    print("1..%d" % n)
-    return 1 if failed else 0
+    return done()
 
 
 if __name__ == "__main__":
