@@ -251,22 +251,22 @@ tap_ok "${t1_done:-0} >= 1 && ${t1_failed:-1} == 0" \
 rto=0 rto_lost=0
 rto_by=""
 for h in $TCP_HOSTS; do
-	read -r t syn undo < <(ip netns exec "$(fab_ns "$h")" nstat -a TcpExtTCPTimeouts \
-		TcpExtTCPSynRetrans TcpExtTCPLossUndo | awk '
-		{ n[$1] = $2 }
-		END { print n["TcpExtTCPTimeouts"] + 0, n["TcpExtTCPSynRetrans"] + 0,
-			    n["TcpExtTCPLossUndo"] + 0 }')
+	# its timeouts and what tells them apart: spurious ones, and how
+	# much was sent again (logged for a host that had any)
+	c=$(ip netns exec "$(fab_ns "$h")" nstat -a TcpExtTCPTimeouts TcpExtTCPSynRetrans \
+		TcpExtTCPSpuriousRTOs TcpExtTCPLossUndo TcpExtTCPDSACKUndo TcpRetransSegs \
+		TcpExtTCPLossProbes TcpExtTCPLostRetransmit |
+		awk '/^Tcp/ { printf "%s %s ", $1, $2 }')
+	read -r t syn undo < <(awk '{
+		for (i = 1; i < NF; i += 2) n[$i] = $(i + 1)
+		print n["TcpExtTCPTimeouts"] + 0, n["TcpExtTCPSynRetrans"] + 0,
+		      n["TcpExtTCPLossUndo"] + 0 }' <<<"$c")
 	rto=$((rto + t + syn))
 	lost=$((syn + (t > undo ? t - undo : 0)))
 	rto_lost=$((rto_lost + lost))
 	[ $((t + syn)) = 0 ] && continue
 	rto_by+=" h$h:$((t + syn))/$lost"
-	# what a host with timeouts saw: were they spurious, and how much
-	# was sent again
-	echo "# h$h: $(ip netns exec "$(fab_ns "$h")" nstat -a TcpExtTCPTimeouts \
-		TcpExtTCPSynRetrans TcpExtTCPSpuriousRTOs TcpExtTCPLossUndo TcpExtTCPDSACKUndo \
-		TcpRetransSegs TcpExtTCPLossProbes TcpExtTCPLostRetransmit |
-		awk '/^Tcp/ { printf "%s %s ", $1, $2 }')"
+	echo "# h$h: $c"
 done
 read -r up_ok _ up_max < <(python3 "$TREE/tools/testing/lib/fct_p99.py" "$TOPO_TMP/rpc-up.json")
 read -r down_ok _ down_max < <(python3 "$TREE/tools/testing/lib/fct_p99.py" \
