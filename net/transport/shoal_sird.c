@@ -244,7 +244,7 @@ void shoal_credit_data(struct shoal_sird *sird, struct shoal_credit *c,
 	if (!sched && cfg.rate_bps &&
 	    READ_ONCE(sird->sn->cfg.sird_pace_unsched)) {
 		/* the downlink's clock: unscheduled bytes took its time too */
-		sird->next_ns = sird_pace_next(sird->next_ns, now,
+		sird->next_ns = sird_pace_next(&cfg, sird->next_ns, now,
 					       sird_pace_ns(&cfg, len));
 		sird->unsched_paced += len;
 	}
@@ -491,7 +491,7 @@ static enum hrtimer_restart shoal_sird_pace(struct hrtimer *t)
 		c->due = sird_due(sird->arrived, sird->b);
 		shoal_credit_want(sird, c);
 		if (cfg.rate_bps)
-			sird->next_ns = sird_pace_next(sird->next_ns, now,
+			sird->next_ns = sird_pace_next(&cfg, sird->next_ns, now,
 						       sird_pace_ns(&cfg, n));
 	}
 	shoal_sird_credit_flush(sird, held, held_bytes, &q);

@@ -99,7 +99,7 @@ static u32 shoal_sird_tx_one(struct shoal_sird_tx *tx, struct shoal_omsg *m,
 	tx->paced += !!len;
 	tx->csn += csn && len;
 	if (cfg->rate_bps)
-		tx->next_ns = sird_pace_next(tx->next_ns, now,
+		tx->next_ns = sird_pace_next(cfg, tx->next_ns, now,
 					     sird_pace_ns(cfg, len));
 	return len;
 }

@@ -28,7 +28,7 @@
  *   share).
  * - Credit is paced at the downlink rate counting each packet's headers,
  *   so that the data it lets in fits the link.  A pacer whose timer fired
- *   late makes up at most SIRD_PACE_CATCHUP_NS of the lost time with a
+ *   late makes up at most sird_pace_catchup() of the lost time with a
  *   burst (sird_pace_next()).
  * - The sender splits its turns between fair share (round robin over
  *   receivers) and SRPT by a running sum of fair_permille: exactly that
@@ -496,20 +496,33 @@ static inline u64 sird_pace_ns(const struct sird_cfg *c, u32 n)
  * make its lateness the rate.  A time, not a number of packets: a cap of
  * a few packets is a few microseconds at 10 Gbit/s, and a pacer at a
  * device's speed then sent a few packets a firing, far below the rate,
- * and held the rest as bursts synchronised by the timer ticks.  The cap
- * keeps a slow link's bursts short: at 8 Mbit/s a packet takes 1.5 ms,
- * and what a pacer makes up the link's own queue must hold.
+ * and held the rest as bursts synchronised by the timer ticks.  But at
+ * least SIRD_PACE_CATCHUP_PKTS full packets: where one takes longer than
+ * the time (2.4 ms at 5 Mbit/s), a pacer made up less than a packet, and
+ * timers 2 ms late set the rate at 70% of the link's.  Two packets keep a
+ * slow link's bursts short: what a pacer makes up the link's own queue
+ * must hold.
  */
 #define SIRD_PACE_CATCHUP_NS	1000000ULL
+#define SIRD_PACE_CATCHUP_PKTS	2
+
+static inline u64 sird_pace_catchup(const struct sird_cfg *c)
+{
+	u64 pkts = SIRD_PACE_CATCHUP_PKTS * sird_pace_ns(c, c->mss);
+
+	return pkts > SIRD_PACE_CATCHUP_NS ? pkts : SIRD_PACE_CATCHUP_NS;
+}
 
 /* A pacer's clock once a packet that takes @t ns on the link goes at
- * @now: it lags @now by at most SIRD_PACE_CATCHUP_NS (the time a late
+ * @now: it lags @now by at most sird_pace_catchup() (the time a late
  * timer lost is made up by a burst), and moves on by @t.  Beyond the
  * paper, whose pacers are exact.
  */
-static inline u64 sird_pace_next(u64 next, u64 now, u64 t)
+static inline u64 sird_pace_next(const struct sird_cfg *c, u64 next,
+				 u64 now, u64 t)
 {
-	u64 floor = now > SIRD_PACE_CATCHUP_NS ? now - SIRD_PACE_CATCHUP_NS : 0;
+	u64 lag = sird_pace_catchup(c);
+	u64 floor = now > lag ? now - lag : 0;
 
 	return (next > floor ? next : floor) + t;
 }

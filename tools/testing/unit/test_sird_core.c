@@ -228,39 +228,42 @@ static void test_pace(void)
 }
 
 /* The pacer's clock: at the rate while on time; a late timer makes up
- * SIRD_PACE_CATCHUP_NS of the lost time at most, whatever the rate
+ * SIRD_PACE_CATCHUP_NS of the lost time at most, or two full packets'
+ * time where that is longer
  */
 static void test_pace_catchup(void)
 {
 	struct sird_cfg c = cfg;
-	u64 t = sird_pace_ns(&cfg, MSS), next = 10000000, now;
+	u64 t = sird_pace_ns(&cfg, MSS), next = 10000000, now, start;
 	u64 cap = SIRD_PACE_CATCHUP_NS / t;	/* packets in the cap */
 	int k, sent;
 
 	CHECK(cap > 20 && cap < 200, "1 Gbit/s: the cap is tens of packets");
-	CHECK_EQ(sird_pace_next(next, next, t), next + t,
+	CHECK_EQ(sird_pace_catchup(&c), SIRD_PACE_CATCHUP_NS,
+		 "1 Gbit/s: the cap is the time");
+	CHECK_EQ(sird_pace_next(&c, next, next, t), next + t,
 		 "on time: the clock moves by a packet");
-	CHECK_EQ(sird_pace_next(next + 5 * t, next, t), next + 6 * t,
+	CHECK_EQ(sird_pace_next(&c, next + 5 * t, next, t), next + 6 * t,
 		 "ahead of now: it stays ahead (the caller waits)");
-	CHECK_EQ(sird_pace_next(next, next + 1000 * t, t),
+	CHECK_EQ(sird_pace_next(&c, next, next + 1000 * t, t),
 		 next + 1000 * t - SIRD_PACE_CATCHUP_NS + t,
 		 "1000 packets late: it lags by 1 ms at most");
-	CHECK_EQ(sird_pace_next(0, 10, t), t,
+	CHECK_EQ(sird_pace_next(&c, 0, 10, t), t,
 		 "near time 0: no underflow");
 	/* a timer 3 packets late: the caller sends while now + one
 	 * packet's slack reaches the clock, 5 packets, the rate kept
 	 */
 	now = next + 3 * t;
 	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
-		next = sird_pace_next(next, now, t);
+		next = sird_pace_next(&c, next, now, t);
 	CHECK_EQ(sent, 5, "3 packets late: 3 made up, plus one due, plus slack");
 	now += 10 * t;
 	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
-		next = sird_pace_next(next, now, t);
+		next = sird_pace_next(&c, next, now, t);
 	CHECK_EQ(sent, 10, "10 packets late: 10 sent, the rate kept");
 	now += 1000 * t;
 	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
-		next = sird_pace_next(next, now, t);
+		next = sird_pace_next(&c, next, now, t);
 	CHECK(sent >= (int)cap && sent <= (int)cap + 2,
 	      "1000 packets late: a burst of the 1 ms cap (and slack) at most");
 	c.rate_bps = 10000000000ULL;	/* 10 Gbit/s: 1.2 us a packet */
@@ -268,13 +271,31 @@ static void test_pace_catchup(void)
 	next = 10000000;
 	now = next + 100 * t;		/* a timer 0.12 ms late */
 	for (sent = 0, k = 0; k < 1000 && now + t >= next; k++, sent++)
-		next = sird_pace_next(next, now, t);
+		next = sird_pace_next(&c, next, now, t);
 	CHECK(sent >= 100, "10 Gbit/s, 100 packets late: all made up (a cap in packets kept the rate at the timer's)");
-	c.rate_bps = 8000000ULL;	/* 1.46 ms a packet */
+	c.rate_bps = 5000000ULL;	/* 2.3 ms a packet */
 	t = sird_pace_ns(&c, MSS);
-	CHECK_EQ(sird_pace_next(0, 100 * t, t),
-		 100 * t - SIRD_PACE_CATCHUP_NS + t,
-		 "8 Mbit/s: it lags by 1 ms at most, less than a packet");
+	CHECK(t > SIRD_PACE_CATCHUP_NS, "5 Mbit/s: a packet takes longer than 1 ms");
+	CHECK_EQ(sird_pace_catchup(&c), 2 * t,
+		 "5 Mbit/s: the cap is two packets");
+	CHECK_EQ(sird_pace_next(&c, 0, 100 * t, t), 99 * t,
+		 "5 Mbit/s, 100 packets late: it lags by two packets");
+	/* every timer 2 ms late: the rate stays the link's (a 1 ms cap
+	 * lost a millisecond a firing, 82% of it)
+	 */
+	next = 100 * t;
+	now = next;
+	start = now;
+	for (sent = 0, k = 0; k < 100; k++) {
+		now += 2000000;		/* the timer fires 2 ms after the clock */
+		while (now + t >= next && sent < 10000) {
+			next = sird_pace_next(&c, next, now, t);
+			sent++;
+		}
+		now = next > now ? next : now;
+	}
+	CHECK(sent * t * 100 >= 97 * (now - start),
+	      "5 Mbit/s, every timer 2 ms late: at least 97 percent of the rate");
 }
 
 /* The byte clock: credit is due once the bytes out before it arrived */
