@@ -27,13 +27,27 @@ BPF_TOOLS := tools/bpf/calq-rank
 PL2_SW := tools/pl2-switch/pl2_switch.bpf.o tools/pl2-switch/pl2-switch
 BPF_CFLAGS := -O2 -g -target bpf -Wall -Werror $(UAPI) -I/usr/include/$(shell gcc -dumpmachine)
 
-TC_LIB_DIR ?= /usr/lib/x86_64-linux-gnu/tc
-MANDIR ?= /usr/share/man
+# make install (Documentation/install.md): the programs, BPF objects, man
+# pages and headers under PREFIX; the tc plugins and the dissector where tc
+# and Wireshark look, whatever PREFIX is; the modules under INSTALL_MOD_PATH
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+SHOAL_LIBDIR ?= $(PREFIX)/lib/shoal
+MANDIR ?= $(PREFIX)/share/man
+MULTIARCH ?= $(shell gcc -dumpmachine)
+TC_LIB_DIR ?= /usr/lib/$(MULTIARCH)/tc
 # where Wireshark and tshark load Lua plugins from (tshark -G folders)
-WIRESHARK_LUA_DIR ?= /usr/lib/x86_64-linux-gnu/wireshark/plugins
+WIRESHARK_LUA_DIR ?= /usr/lib/$(MULTIARCH)/wireshark/plugins
+INSTALL_MOD_PATH ?= $(DESTDIR)
+# the key that signs the modules (DKMS's MOK: `dkms generate_mok`)
+MOK_KEY ?= /var/lib/dkms/mok.key
+MOK_CERT ?= /var/lib/dkms/mok.pub
+export DESTDIR PREFIX BINDIR SBINDIR SHOAL_LIBDIR MANDIR TC_LIB_DIR WIRESHARK_LUA_DIR \
+	INSTALL_MOD_PATH KREL KDIR MOK_KEY MOK_CERT
 
 .PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench fuzz clean help \
-	kdir install
+	kdir install uninstall FORCE
 
 all: modules tc tools
 
@@ -46,7 +60,9 @@ help:
 	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail, afq, sqr, Shoal against TCP"
 	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
 	@echo "make fuzz       the long fuzz campaign: seeded drivers and libFuzzer (FUZZ_SECONDS=60 a target)"
-	@echo "make install    install modules (for KREL), tc plugins and man pages on this machine"
+	@echo "make install    install modules (for KREL), tc plugins, programs and man pages"
+	@echo "                (DESTDIR, PREFIX=/usr/local, INSTALL_MOD_PATH, MOK_KEY/MOK_CERT)"
+	@echo "make uninstall  remove what make install put there (same variables)"
 	@echo "make clean      remove build products"
 
 kdir:
@@ -74,8 +90,15 @@ tools: $(TOOLS) $(EXAMPLES) $(TEST_TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 tools/bpf/%.bpf.o: tools/bpf/%.bpf.c include/uapi/linux/shoal.h
 	clang $(BPF_CFLAGS) -c -o $@ $<
 
-tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/exe-sibling.h
-	$(CC) $(CFLAGS) $(WARN) -Itools/lib -o $@ $< -lbpf
+# where the installed tools find their BPF objects: rewritten only when
+# SHOAL_LIBDIR changes, so `make install PREFIX=/usr` rebuilds just them
+build/paths.h: FORCE
+	@mkdir -p build
+	@echo '#define SHOAL_BPF_DIR "$(SHOAL_LIBDIR)"' >$@.new
+	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
+
+tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/bpf-object-path.h build/paths.h
+	$(CC) $(CFLAGS) $(WARN) -Itools/lib -Ibuild -o $@ $< -lbpf
 
 # -mcpu=v3: the switch uses the value an atomic add returns
 tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-switch/pl2_switch_core.h \
@@ -83,8 +106,9 @@ tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-s
 	clang $(BPF_CFLAGS) -mcpu=v3 -c -o $@ $<
 
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
-		include/net/shoal/types.h include/uapi/linux/shoal.h tools/lib/exe-sibling.h
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -Itools/lib -o $@ $< -lbpf
+		include/net/shoal/types.h include/uapi/linux/shoal.h tools/lib/bpf-object-path.h \
+		build/paths.h
+	$(CC) $(CFLAGS) $(WARN) $(UAPI) -Itools/lib -Ibuild -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
 tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
@@ -134,16 +158,12 @@ bench: all
 fuzz: all
 	scripts/fuzz
 
+# scripts/install holds the one list of what goes where
 install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
-	depmod -a $(KREL)
-	install -d $(DESTDIR)$(TC_LIB_DIR) $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man7 \
-		$(DESTDIR)$(MANDIR)/man1
-	install -m 0644 $(TC_PLUGINS) $(DESTDIR)$(TC_LIB_DIR)/
-	install -m 0644 Documentation/man/*.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 Documentation/man/*.7 $(DESTDIR)$(MANDIR)/man7/
-	install -m 0644 Documentation/man/*.1 $(DESTDIR)$(MANDIR)/man1/
-	install -D -m 0644 tools/wireshark/shoal.lua $(DESTDIR)$(WIRESHARK_LUA_DIR)/shoal.lua
+	scripts/install install
+
+uninstall:
+	scripts/install uninstall
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null

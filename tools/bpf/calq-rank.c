@@ -23,7 +23,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "exe-sibling.h"
+#include "bpf-object-path.h"
 
 #define HANDLE		0x5a1
 #define PRIO		1
@@ -43,12 +43,13 @@ static void usage(FILE *f)
 "  --shift N     a day is 2^N bytes of message still to come (default 14)\n"
 "  --max-day N   the furthest day (default 31; at most the calq's buckets - 1)\n"
 "  --port P      UDP port of Shoal packets (default 4797)\n"
-"  --obj FILE    the BPF object (default: calq_rank.bpf.o beside this program)\n");
+"  --obj FILE    the BPF object (default: calq_rank.bpf.o beside this program,\n"
+"                else in " SHOAL_BPF_DIR ")\n");
 }
 
 static int default_obj(char *buf, size_t len)
 {
-	return exe_sibling(buf, len, "calq_rank.bpf.o");
+	return bpf_object_path(buf, len, "calq_rank.bpf.o");
 }
 
 static int attach(int ifindex, const char *path, const struct calq_rank_cfg *cfg)

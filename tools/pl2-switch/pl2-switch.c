@@ -40,7 +40,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "exe-sibling.h"
+#include "bpf-object-path.h"
 #include "pl2_switch_core.h"
 
 #define HANDLE		0x9102
@@ -83,7 +83,8 @@ static void print_usage(FILE *f)
 		"                 the Shoal port, ICMP...) counts as scheduled DATA\n"
 		"                 (hosts running the pl2 qdisc send them in reserved\n"
 		"                 bursts); default: passed as other\n"
-		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this program)\n"
+		"  --obj FILE     the BPF object (default: pl2_switch.bpf.o beside this\n"
+		"                 program, else in " SHOAL_BPF_DIR ")\n"
 		"  --uplink DEV   attach DEV as an uplink (towards the core): it reserves\n"
 		"                 nothing, and an RSV leaving by it passes on for the\n"
 		"                 receiver's switch to answer\n"
@@ -302,7 +303,7 @@ static int free_slot(int ifmap)
 
 static int default_obj(char *buf, size_t len)
 {
-	return exe_sibling(buf, len, "pl2_switch.bpf.o");
+	return bpf_object_path(buf, len, "pl2_switch.bpf.o");
 }
 
 static bool tc_attached(int ifindex)
