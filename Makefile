@@ -40,14 +40,14 @@ TC_LIB_DIR ?= /usr/lib/$(MULTIARCH)/tc
 # where Wireshark and tshark load Lua plugins from (tshark -G folders)
 WIRESHARK_LUA_DIR ?= /usr/lib/$(MULTIARCH)/wireshark/plugins
 INSTALL_MOD_PATH ?= $(DESTDIR)
-# the key that signs the modules (DKMS's MOK: `dkms generate_mok`)
+# the key that signs the modules (DKMS's MOK, made the first time it signs)
 MOK_KEY ?= /var/lib/dkms/mok.key
 MOK_CERT ?= /var/lib/dkms/mok.pub
 export DESTDIR PREFIX BINDIR SBINDIR SHOAL_LIBDIR MANDIR TC_LIB_DIR WIRESHARK_LUA_DIR \
 	INSTALL_MOD_PATH KREL KDIR MOK_KEY MOK_CERT
 
 .PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench fuzz clean help \
-	kdir install uninstall FORCE
+	kdir install uninstall install-tools uninstall-tools deb check-deb FORCE
 
 all: modules tc tools
 
@@ -63,6 +63,8 @@ help:
 	@echo "make install    install modules (for KREL), tc plugins, programs and man pages"
 	@echo "                (DESTDIR, PREFIX=/usr/local, INSTALL_MOD_PATH, MOK_KEY/MOK_CERT)"
 	@echo "make uninstall  remove what make install put there (same variables)"
+	@echo "make deb        Debian packages in build/deb: shoal-dkms, shoal-tools, shoal-headers"
+	@echo "make check-deb  make deb, then the packages installed on a fresh bookworm, used, purged"
 	@echo "make clean      remove build products"
 
 kdir:
@@ -83,7 +85,7 @@ modules-w1: kdir
 tc: $(TC_PLUGINS)
 
 tc/q_%.so: tc/q_%.c tc/tc_plugin.h tc/plugin_util.h tc/afq_key_names.h include/uapi/linux/pkt_sched_shoal.h
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) $(UAPI) -fPIC -shared -o $@ $<
 
 tools: $(TOOLS) $(EXAMPLES) $(TEST_TOOLS) $(BPF_OBJS) $(BPF_TOOLS) $(PL2_SW)
 
@@ -98,7 +100,7 @@ build/paths.h: FORCE
 	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
 tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/bpf-object-path.h build/paths.h
-	$(CC) $(CFLAGS) $(WARN) -Itools/lib -Ibuild -o $@ $< -lbpf
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Itools/lib -Ibuild -o $@ $< -lbpf
 
 # -mcpu=v3: the switch uses the value an atomic add returns
 tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-switch/pl2_switch_core.h \
@@ -108,28 +110,28 @@ tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-s
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
 		include/net/shoal/types.h include/uapi/linux/shoal.h tools/lib/bpf-object-path.h \
 		build/paths.h
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -Itools/lib -Ibuild -o $@ $< -lbpf
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) $(UAPI) -Itools/lib -Ibuild -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
 tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
 		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h tools/lib/shoal_socket.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $(filter %.c,$^) -lm -lpthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $(filter %.c,$^) -lm -lpthread
 
 tools/shoal-stat/shoal-stat: tools/shoal-stat/shoal-stat.c
-	$(CC) $(CFLAGS) $(WARN) -Werror -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror -o $@ $<
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h tools/lib/shoal_socket.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $<
 
 # the raw netlink fuzzer of the qdiscs (scenario/qdisc-nlfuzz, make fuzz)
 tools/testing/nlfuzz/qdisc-nlfuzz: tools/testing/nlfuzz/qdisc-nlfuzz.c tools/testing/nlfuzz/*.h \
 		include/uapi/linux/pkt_sched_shoal.h include/uapi/linux/shoal.h
-	$(CC) $(CFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror $(UAPI) -o $@ $<
 
 # the traffic tools of the tests and benches, and their one-user headers
 tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h \
 		$(SHOAL_H)
-	$(CC) $(CFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
@@ -164,6 +166,21 @@ install: all
 
 uninstall:
 	scripts/install uninstall
+
+# all but the modules (a package's tools: DKMS builds the modules)
+install-tools: tc tools
+	scripts/install install-tools
+
+uninstall-tools:
+	scripts/install uninstall-tools
+
+# Debian packages into build/deb (Documentation/install.md, "Packages")
+deb:
+	scripts/deb
+
+# the packages installed on a fresh bookworm root, used in the VM, purged
+check-deb: deb
+	scripts/check-deb
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
