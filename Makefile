@@ -174,7 +174,7 @@ install-tools: tc tools
 uninstall-tools:
 	scripts/install uninstall-tools
 
-# Debian packages into build/deb (Documentation/install.md, "Packages")
+# Debian packages into build/deb (Documentation/install.md, "Debian packages")
 deb:
 	scripts/deb
 
