@@ -43,8 +43,12 @@ INSTALL_MOD_PATH ?= $(DESTDIR)
 # the key that signs the modules (DKMS's MOK, made the first time it signs)
 MOK_KEY ?= /var/lib/dkms/mok.key
 MOK_CERT ?= /var/lib/dkms/mok.pub
-export DESTDIR PREFIX BINDIR SBINDIR SHOAL_LIBDIR MANDIR TC_LIB_DIR WIRESHARK_LUA_DIR \
-	INSTALL_MOD_PATH KREL KDIR MOK_KEY MOK_CERT
+# given to scripts/install alone: exported, they would reach every sub-make
+# (make check's own `make install PREFIX=/usr` would inherit BINDIR)
+INSTALL_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" SBINDIR="$(SBINDIR)" \
+	SHOAL_LIBDIR="$(SHOAL_LIBDIR)" MANDIR="$(MANDIR)" TC_LIB_DIR="$(TC_LIB_DIR)" \
+	WIRESHARK_LUA_DIR="$(WIRESHARK_LUA_DIR)" INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
+	KREL="$(KREL)" KDIR="$(KDIR)" MOK_KEY="$(MOK_KEY)" MOK_CERT="$(MOK_CERT)"
 
 .PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench fuzz clean help \
 	kdir install uninstall install-tools uninstall-tools deb check-deb FORCE
@@ -162,17 +166,17 @@ fuzz: all
 
 # scripts/install holds the one list of what goes where
 install: all
-	scripts/install install
+	$(INSTALL_VARS) scripts/install install
 
 uninstall:
-	scripts/install uninstall
+	$(INSTALL_VARS) scripts/install uninstall
 
 # all but the modules (a package's tools: DKMS builds the modules)
 install-tools: tc tools
-	scripts/install install-tools
+	$(INSTALL_VARS) scripts/install install-tools
 
 uninstall-tools:
-	scripts/install uninstall-tools
+	$(INSTALL_VARS) scripts/install uninstall-tools
 
 # Debian packages into build/deb (Documentation/install.md, "Debian packages")
 deb:
