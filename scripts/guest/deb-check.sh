@@ -11,26 +11,11 @@
 set -uo pipefail
 
 R=${1:?usage: deb-check.sh ROOT}
-n=0
-failed=0
+# shellcheck source=tools/testing/lib/tap-check.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../tools/testing/lib/tap-check.sh"
 
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
 
-not_ok() {
-	n=$((n + 1))
-	failed=$((failed + 1))
-	echo "not ok $n - $1"
-}
 
-check() {
-	local what=$1
-
-	shift
-	if "$@"; then ok "$what"; else not_ok "$what"; fi
-}
 
 in_root() {
 	chroot "$R" "$@"
@@ -98,6 +83,6 @@ unloaded() {
 check "modprobe -r unloads shoal and sch_trim" unloaded
 check "neither is loaded" test -z "$(grep -E '^(shoal|sch_trim) ' /proc/modules)"
 umount "$R/tmp" "$R/dev" "$R/sys" "$R/proc" 2>/dev/null
-echo "1..$n"
-[ "$failed" = 0 ] || echo "# $failed check(s) failed"
+echo "1..$TAP_N"
+[ "$TAP_FAIL" = 0 ] || echo "# $TAP_FAIL check(s) failed"
 exit 0
