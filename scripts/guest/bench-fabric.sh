@@ -163,8 +163,9 @@ EOF
 	done
 	cp "$TOPO_TMP"/rpc-*.json "$d/" 2>/dev/null
 	for ((h = 1; h <= fab_hosts; h++)); do
-		ip netns exec "$(fab_ns "$h")" nstat -a TcpExtTCPTimeouts TcpExtTCPSynRetrans |
-			awk -v h="$h" '/^TcpExt/ { n += $2 } END { print h, n + 0 }'
+		# every timer that fired, a SYN's and a SYN-ACK's included
+		ip netns exec "$(fab_ns "$h")" nstat -a TcpExtTCPTimeouts |
+			awk -v h="$h" '$1 == "TcpExtTCPTimeouts" { n += $2 } END { print h, n + 0 }'
 	done >"$d/rto"
 	fab_qdiscs >"$d/qdiscs"
 	for p in "${perf_srv[@]}"; do

@@ -61,7 +61,9 @@ def shoal_delta(r, name):
 
 
 def tcp_counts(r):
-    """TCP's segments sent again and its timeouts (SYNs' included), every host"""
+    """TCP's segments sent again and its timeouts (SYNs' and SYN-ACKs'
+    included: TcpExtTCPTimeouts counts them; TcpExtTCPSynRetrans counts
+    their copies, which would count each twice), every host"""
     retx = rto = 0
     try:
         for line in open(os.path.join(d, r, "nstat")):
@@ -70,7 +72,7 @@ def tcp_counts(r):
                 continue
             if w[1] == "TcpRetransSegs":
                 retx += int(w[2])
-            elif w[1] in ("TcpExtTCPTimeouts", "TcpExtTCPSynRetrans"):
+            elif w[1] == "TcpExtTCPTimeouts":
                 rto += int(w[2])
     except OSError:
         pass

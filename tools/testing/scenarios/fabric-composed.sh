@@ -15,9 +15,9 @@
 # Checked: every incast message arrives intact and no SIRD message fails;
 # the incast's CREDIT_REQs into h1 are within one probe per sender per two
 # resend intervals and 10% of its bytes;
-# at most 2 retransmission timeouts (TcpExtTCPTimeouts and SYN
-# retransmissions) that TCP did not undo as spurious over every TCP host
-# (the goal, 0, held in 15 of 18 runs, see below); each tenant gets 45-55% of
+# at most 2 retransmission timeouts (TcpExtTCPTimeouts: a SYN's and a
+# SYN-ACK's among them) that TCP did not undo as spurious over every TCP
+# host (the goal, 0, held in 15 of 18 runs, see below); each tenant gets 45-55% of
 # the bytes h13 received from the tenants while both offered more (its
 # fair share within 10%; a SKIP when h13's port carried under 75% of its
 # rate: a starved guest); every trim port's queues peaked within its
@@ -248,7 +248,11 @@ tap_ok "${t1_done:-0} >= 1 && ${t1_failed:-1} == 0" \
 # timeout TCP undid afterwards (TcpExtTCPLossUndo: timestamps, DSACK or
 # F-RTO showed the first copy had arrived) was data this guest's CPUs
 # held up, not data the fabric lost; it is reported, not counted.
-rto=0 rto_lost=0
+# TcpExtTCPTimeouts counts every timer that fired, a SYN's and a
+# SYN-ACK's too (tcp_retransmit_timer(), tcp_syn_ack_timeout()); the SYN
+# retransmissions are its copies (and a SYN-ACK sent again for a SYN that
+# came again), reported but not added: one SYN-ACK lost had made 5 of 2.
+rto=0 rto_lost=0 syns=0
 rto_by=""
 for h in $TCP_HOSTS; do
 	# its timeouts and what tells them apart: spurious ones, and how
@@ -261,23 +265,26 @@ for h in $TCP_HOSTS; do
 		for (i = 1; i < NF; i += 2) n[$i] = $(i + 1)
 		print n["TcpExtTCPTimeouts"] + 0, n["TcpExtTCPSynRetrans"] + 0,
 		      n["TcpExtTCPLossUndo"] + 0 }' <<<"$c")
-	rto=$((rto + t + syn))
-	lost=$((syn + (t > undo ? t - undo : 0)))
+	rto=$((rto + t))
+	syns=$((syns + syn))
+	lost=$((t > undo ? t - undo : 0))
 	rto_lost=$((rto_lost + lost))
 	[ $((t + syn)) = 0 ] && continue
-	rto_by+=" h$h:$((t + syn))/$lost"
+	rto_by+=" h$h:$t/$lost"
 	echo "# h$h: $c"
 done
 read -r up_ok _ up_max < <(python3 "$TREE/tools/testing/lib/fct_p99.py" "$TOPO_TMP/rpc-up.json")
 read -r down_ok _ down_max < <(python3 "$TREE/tools/testing/lib/fct_p99.py" \
 	"$TOPO_TMP/rpc-down.json")
 echo "# TCP: RPCs $up_ok + $down_ok of 200 (slowest $up_max, $down_max us);" \
-	"retransmission timeouts $rto, $rto_lost not undone${rto_by:+ (host:all/not undone}${rto_by}${rto_by:+)}"
+	"retransmission timeouts $rto, $rto_lost not undone${rto_by:+ (host:all/not undone}${rto_by}${rto_by:+)}," \
+	"$syns SYNs or SYN-ACKs sent again"
 tap_ok "${up_ok:-0} == 100 && ${down_ok:-0} == 100" "TCP: 200 RPCs across the cut link answered"
 # The goal is none.  In this guest, whose CPUs the load keeps 90-99% busy,
 # 6 of 8 runs had none and 2 had one (on h2 and h9: an RPC host across
 # the cut link and a bulk sender, cause not found), and later 9 of 10 none
-# and one 5 (h3 and h16, both RPC hosts; undone ones not yet told apart);
+# and one 5 (h3 and h16, both RPC hosts), counted then with the SYN
+# retransmissions added, which was 2 timeouts for one SYN-ACK lost;
 # the same load over drop-tail ECMP had 21 (make bench's fabric part).
 # So at most 2.
 tap_ok "$rto_lost <= 2" \
