@@ -77,7 +77,7 @@ shoal_stats_vars()
 # SHOAL_TIMEOUT_FACTOR on a slower kernel; in the
 # cgroup v2 directory CGROUP if one is named), its JSON to OUT, in the
 # background; returns once its socket is bound, its pid in recv_pid.
-# SHOAL_RCVBUF and SHOAL_READ_DELAY in the environment reach it.
+# SHOAL_RCVBUF, SHOAL_READ_DELAY and SHOAL_HOLD in the environment reach it.
 shoal_recv()
 {
 	local i

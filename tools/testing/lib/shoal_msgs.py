@@ -54,7 +54,11 @@ of receive buffer (SO_RCVBUFFORCE, which the kernel doubles; default 64
 MiB) and reads nothing for SHOAL_READ_DELAY seconds (default 0) once
 bound.  recv's JSON counts the good messages
 of each tag too ("tags": {"TAG": count}) and lists the first 64 good
-ones' tags in the order they arrived ("order").
+ones' tags in the order they arrived ("order").  With SHOAL_HOLD (a
+file's path) in the environment, recv keeps its socket open after its
+last message until that file exists (or its timeout): a socket closed at
+once cannot answer a sender that lost its last ACKs, which then fails
+messages that were delivered (Documentation/shoal.md, "Failures").
 
 Every message carries its tag, index and size in its first 16 bytes and a
 pattern derived from them in the rest, so the receiver can tell a
@@ -164,11 +168,22 @@ def recv(port, count, timeout, ready=None):
                 bad += 1
     except Stopped:
         pass
+    elapsed = round(timeout - max(0, deadline - time.time()), 3)
+    hold(os.environ.get("SHOAL_HOLD"), deadline)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     out = {"good": good, "bad": bad, "duplicates": dups, "tags": tags,
-           "order": order, "elapsed": round(timeout - max(0, deadline - time.time()), 3)}
+           "order": order, "elapsed": elapsed}
     out.update(stats(s))
     print(json.dumps(out))
+
+
+def hold(path, deadline):
+    """until file @path exists (the senders are done), or @deadline"""
+    try:
+        while path and not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.05)
+    except Stopped:
+        pass
 
 
 def send(addr, port, count, size, tag):

@@ -88,9 +88,10 @@ for ((h = 1; h <= fab_hosts; h++)); do
 		topo_die "sysctls of h$h"
 done
 
-# the receivers: the incast's, tenant 1's SIRD servers, tenant 2's flows,
-# the RPC servers
-shoal_recv "$(fab_ns 1)" 7200 $((15 * INCAST_MSGS)) "$TOPO_TMP/incast.rx"
+# the receivers: the incast's (its socket held until its senders are
+# done, to answer one that lost an ACK across the cut), tenant 1's SIRD
+# servers, tenant 2's flows, the RPC servers
+SHOAL_HOLD=$TOPO_TMP/incast.held shoal_recv "$(fab_ns 1)" 7200 $((15 * INCAST_MSGS)) "$TOPO_TMP/incast.rx"
 incast_rx=$recv_pid
 ip netns exec "$(fab_ns 13)" "$PERF" server --proto sird --port 4800 \
 	--ready "$TOPO_TMP/perf.ready" 2>"$TOPO_TMP/perf.log" &
@@ -171,6 +172,7 @@ echo "# the guest's CPUs were $busy% busy in the tenants' window ($window s)"
 for p in "${pids[@]}"; do
 	wait "$p"
 done
+touch "$TOPO_TMP/incast.held"
 wait "$rpc_up" "$rpc_down" "$events_pid"
 erc=$?
 wait "$incast_rx"

@@ -54,12 +54,15 @@ fab_init fabric
 
 # send_start NAME FROM TO COUNT: COUNT SIRD messages of 30 KB from host
 # FROM to host TO, in the background; send_wait NAME then sets good
-# (intact at TO) and acked (at FROM)
+# (intact at TO) and acked (at FROM).  The receiver holds its socket
+# until the sender is done: across a cut an ACK is lost, and a socket
+# closed could not answer the sender asking again.
 send_start()
 {
 	local name=$1 from=$2 to=$3 count=$4
 
-	shoal_recv "$(eval echo "\$fab_h$to")" $PORT "$count" "$TOPO_TMP/$name.rx"
+	rm -f "$TOPO_TMP/$name.held"
+	SHOAL_HOLD=$TOPO_TMP/$name.held shoal_recv "$(eval echo "\$fab_h$to")" $PORT "$count" "$TOPO_TMP/$name.rx"
 	ip netns exec "$(eval echo "\$fab_h$from")" "$MSGS_PY" send \
 		"$(eval echo "\$fab_h${to}_ip")" $PORT "$count" 30000 >"$TOPO_TMP/$name.tx" &
 	spid=$!
@@ -68,6 +71,7 @@ send_start()
 send_wait()
 {
 	wait "$spid"
+	touch "$TOPO_TMP/$1.held"
 	wait "$recv_pid"
 	good=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["good"])' \
 		"$TOPO_TMP/$1.rx")
