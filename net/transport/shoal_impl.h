@@ -293,9 +293,38 @@ static inline void shoal_rtt_sample(struct shoal_net *sn, unsigned long delay)
 					      shoal_resend_base(sn)));
 }
 
+const char *shoal_stat_name(enum shoal_stat s);
+void shoal_trace_rx_drop(enum shoal_stat s);
+void shoal_trace_rx_bad(int reason);
+
+/* The counters that say a packet that came was dropped (rx_drop_*) */
+static inline bool shoal_stat_is_rx_drop(enum shoal_stat s)
+{
+	switch (s) {
+	case SHOAL_STAT_RX_DROP_NOMEM:
+	case SHOAL_STAT_RX_DROP_NOT_UNICAST:
+	case SHOAL_STAT_RX_DROP_IP_PROTO:
+	case SHOAL_STAT_RX_DROP_NO_SOCKET:
+	case SHOAL_STAT_RX_DROP_NO_MSG:
+	case SHOAL_STAT_RX_DROP_MISMATCH:
+	case SHOAL_STAT_RX_DROP_RCVBUF:
+	case SHOAL_STAT_RX_DROP_MEM:
+	case SHOAL_STAT_RX_DROP_FRAGMENTED:
+	case SHOAL_STAT_RX_DROP_BOUNCE_NO_MSG:
+	case SHOAL_STAT_RX_DROP_BOUNCE_STALE:
+	case SHOAL_STAT_RX_DROP_BOUNCE_BAD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A drop counted is a drop traced (shoal_rx_drop): one place for both */
 static inline void shoal_stat_inc(struct shoal_net *sn, enum shoal_stat s)
 {
 	this_cpu_inc(sn->stats->c[s]);
+	if (shoal_stat_is_rx_drop(s))
+		shoal_trace_rx_drop(s);
 }
 
 /* DATA a message had already: 6.1's reason for bytes received before */

@@ -24,6 +24,7 @@
 #include <net/sock.h>
 
 #include "shoal_sock.h"
+#include "shoal_trace.h"
 
 /* Resend intervals a read message is remembered: longer than its sender
  * may probe for it (timeout_resends probes, two intervals apart), so that
@@ -274,6 +275,7 @@ static void shoal_imsg_complete(struct shoal_sock *ss, struct shoal_imsg *m,
 	ss->stats.rx_msgs++;
 	ss->stats.rx_queued++;
 	shoal_stat_inc(ss->sn, SHOAL_STAT_RX_MSGS);
+	trace_shoal_msg_complete(ss, m);
 	sk->sk_data_ready(sk);
 }
 
@@ -297,6 +299,22 @@ static u32 shoal_in_owe(struct shoal_sock *ss, struct shoal_imsg *m,
 	return n;
 }
 
+/* @n ranges of @m asked for again, for @cause: counted and traced */
+static void shoal_in_ask(struct shoal_sock *ss, const struct shoal_imsg *m,
+			 u32 n, enum shoal_ask_cause cause)
+{
+	static const enum shoal_stat stat[] = {
+		[SHOAL_ASK_TRIMMED] = SHOAL_STAT_RX_RESEND_TRIMMED,
+		[SHOAL_ASK_RCVBUF] = SHOAL_STAT_RX_RESEND_RCVBUF,
+		[SHOAL_ASK_QUIET] = SHOAL_STAT_RX_RESEND_QUIET,
+	};
+
+	if (!n)
+		return;
+	shoal_stat_add(ss->sn, stat[cause], n);
+	trace_shoal_resend_ask(m, n, cause);
+}
+
 /* A DATA packet of @m; consumes @skb */
 static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			  struct sk_buff *skb,
@@ -311,8 +329,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 
 	/* a trimmed header is consumed: it asked for its bytes again */
 	if (pkt->trimmed) {
-		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_TRIMMED,
-			       shoal_in_owe(ss, m, pkt));
+		shoal_in_ask(ss, m, shoal_in_owe(ss, m, pkt), SHOAL_ASK_TRIMMED);
 		goto drop;
 	}
 	err = shoal_rmem_charge(ss, truesize);
@@ -326,8 +343,7 @@ static void shoal_in_data(struct shoal_sock *ss, struct shoal_imsg *m,
 			ss->stats.rx_drop_mem++;
 			why = SKB_DROP_REASON_PROTO_MEM;
 		}
-		shoal_stat_add(sn, SHOAL_STAT_RX_RESEND_RCVBUF,
-			       shoal_in_owe(ss, m, pkt));
+		shoal_in_ask(ss, m, shoal_in_owe(ss, m, pkt), SHOAL_ASK_RCVBUF);
 		goto drop;
 	}
 	if (!pkt->offset && (pkt->flags & SHOAL_F_RETX) && !m->reply_flags &&
@@ -534,7 +550,7 @@ static void shoal_in_resend(struct shoal_sock *ss, struct shoal_imsg *m,
 					    r[i].end -
 					    max(r[i].start, m->unsched));
 	}
-	shoal_stat_add(ss->sn, SHOAL_STAT_RX_RESEND_QUIET, n);
+	shoal_in_ask(ss, m, n, SHOAL_ASK_QUIET);
 }
 
 /* Quiet intervals the byte clock may put off a message's loss for, since

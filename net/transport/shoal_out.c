@@ -35,6 +35,7 @@
 #include <net/sock.h>
 
 #include "shoal_sock.h"
+#include "shoal_trace.h"
 
 struct shoal_omsg *shoal_omsg_find(struct shoal_sock *ss,
 				   const struct shoal_addr *dst, u64 id,
@@ -120,6 +121,7 @@ void shoal_out_responded(struct shoal_sock *ss, const struct shoal_addr *src,
 	if (!m->awaiting) {
 		ss->stats.tx_acked++;
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKED);
+		trace_shoal_msg_acked(ss, m);
 	}
 	shoal_omsg_free(ss, m);
 	ss->inet.sk.sk_write_space(&ss->inet.sk);
@@ -132,6 +134,7 @@ static void shoal_omsg_fail(struct shoal_sock *ss, struct shoal_omsg *m,
 	struct shoal_err *e = NULL;
 
 	ss->stats.tx_failed++;
+	trace_shoal_msg_fail(ss, m, error);
 	/* the error queue is receive memory: an owner that never reads it
 	 * loses the reports past SO_RCVBUF (sk_err then says one failed)
 	 */
@@ -204,11 +207,13 @@ bool shoal_omsg_data(struct shoal_sock *ss, struct shoal_omsg *m, u32 off,
 	skb = shoal_pkt_alloc(&p, len, GFP_ATOMIC);
 	if (!skb) {
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_DROP_NOMEM);
+		trace_shoal_resend(m, off, len, SHOAL_RESEND_NOMEM);
 		shoal_tx_resend(&m->tx, off, len);
 		return false;
 	}
 	skb_put_data(skb, m->data + off, len);
 	shoal_pkt_queue(skb, &m->dst, &m->local, SHOAL_T_DATA, q);
+	trace_shoal_data_tx(m, off, len, p.flags);
 	if (flags & SHOAL_F_RETX)
 		shoal_stat_inc(ss->sn, SHOAL_STAT_TX_RETX_PACKETS);
 	return true;
@@ -283,6 +288,8 @@ static void shoal_omsg_probe(struct shoal_sock *ss, struct shoal_omsg *m,
 	shoal_omsg_probed(m);
 	shoal_omsg_credit_req(ss, m, m->name_flags, q);
 	if (!m->answered) {
+		trace_shoal_resend(m, 0, min(m->mss, m->len),
+				   SHOAL_RESEND_PROBE);
 		shoal_tx_resend(&m->tx, 0, min(m->mss, m->len));
 		shoal_omsg_push(ss, m, q);
 	}
@@ -440,6 +447,7 @@ int shoal_omsg_send(struct shoal_sock *ss, struct msghdr *msg, size_t len,
 	ss->stats.tx_msgs++;
 	ss->stats.tx_queued++;
 	shoal_stat_inc(sn, SHOAL_STAT_TX_MSGS);
+	trace_shoal_msg_send(ss, m);
 	shoal_omsg_push(ss, m, &q);
 	shoal_sock_arm(ss);
 	spin_unlock_bh(&ss->lock);
@@ -452,6 +460,7 @@ static void shoal_omsg_acked(struct shoal_sock *ss, struct shoal_omsg *m)
 {
 	ss->stats.tx_acked++;
 	shoal_stat_inc(ss->sn, SHOAL_STAT_TX_ACKED);
+	trace_shoal_msg_acked(ss, m);
 	if (m->name_flags & SHOAL_F_REQUEST)
 		shoal_omsg_await(ss, m);
 	else
@@ -678,10 +687,14 @@ void shoal_out_rcv(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	switch (pkt->type) {
 	case SHOAL_T_CREDIT:
 		m->credited = true;
+		trace_shoal_credit(m, pkt->type, pkt->offset);
 		shoal_tx_authorise(&m->tx, pkt->offset);
 		break;
 	case SHOAL_T_RESEND:
 		m->credited = true;
+		trace_shoal_credit(m, pkt->type, pkt->offset + pkt->word);
+		trace_shoal_resend(m, pkt->offset, pkt->word,
+				   SHOAL_RESEND_ASKED);
 		shoal_tx_authorise(&m->tx, pkt->offset + pkt->word);
 		shoal_tx_resend(&m->tx, pkt->offset, pkt->word);
 		break;
@@ -745,6 +758,7 @@ static void shoal_omsg_bounced(struct shoal_sock *ss, struct shoal_omsg *m,
 	}
 	shoal_stat_inc(sn, SHOAL_STAT_TX_RTS_RESEND);
 	ss->stats.tx_rts_resend++;
+	trace_shoal_resend(m, off, len, SHOAL_RESEND_BOUNCED);
 	shoal_tx_resend(&m->tx, off, len);
 	shoal_omsg_push(ss, m, q);
 }

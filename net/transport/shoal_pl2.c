@@ -34,6 +34,7 @@
 #include <net/ipv6.h>
 
 #include "shoal_sock.h"
+#include "shoal_trace.h"
 
 /* A slot: a full frame as the link counts it (MTU and Ethernet header) */
 #define SHOAL_PL2_SLOT_BYTES	1514
@@ -471,6 +472,7 @@ void shoal_pl2_grt(struct shoal_sock *ss, const struct shoal_wire_pkt *pkt,
 	a = pl2_on_grt(&c, &d->peer, now, b->rsv_ns, pkt->word, b->unsol,
 		       free_ns, &wait);
 	shoal_stat_inc(sn, SHOAL_STAT_PL2_GRTS);
+	trace_shoal_pl2_grant(&src->ip, b->msg_id, b->offset, wait);
 	shoal_stat_add(sn, SHOAL_STAT_PL2_RSV_GRT_NS, now - b->rsv_ns);
 	if (a == PL2_UNSOL_DONE) {
 		shoal_pl2_end(ss, b, false, now, q);

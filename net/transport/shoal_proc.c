@@ -81,6 +81,12 @@ static const char * const shoal_stat_names[SHOAL_STAT_NR] = {
 	[SHOAL_STAT_TX_RESTARTED] = "tx_restarted",
 };
 
+/* @s's name in /proc/net/shoal/stats (and shoal_rx_drop's reason) */
+const char *shoal_stat_name(enum shoal_stat s)
+{
+	return s < SHOAL_STAT_NR ? shoal_stat_names[s] : "?";
+}
+
 static u64 shoal_stat_sum(const struct shoal_net *sn, size_t off)
 {
 	u64 sum = 0;
@@ -97,7 +103,7 @@ static int shoal_stats_show(struct seq_file *seq, void *v)
 	int i;
 
 	for (i = 0; i < SHOAL_STAT_NR; i++)
-		seq_printf(seq, "%s %llu\n", shoal_stat_names[i],
+		seq_printf(seq, "%s %llu\n", shoal_stat_name(i),
 			   shoal_stat_sum(sn, offsetof(struct shoal_stats,
 						       c[i])));
 	for (i = 0; i < SHOAL_WIRE_TYPES; i++) {

@@ -111,6 +111,7 @@ static int shoal_udp_rcv(struct sock *sk, struct sk_buff *skb)
 			       READ_ONCE(sn->max_msg_len), &pkt);
 	if (err) {
 		this_cpu_inc(sn->stats->rx_bad[-err]);
+		shoal_trace_rx_bad(-err);
 		why = err == -SHOAL_WIRE_SHORT ? SKB_DROP_REASON_PKT_TOO_SMALL :
 						 SKB_DROP_REASON_INVALID_PROTO;
 		goto free;
