@@ -48,6 +48,9 @@
 #include "shoal_gso.h"
 #include "shoal_qdisc_gfp.h"
 
+#define CREATE_TRACE_POINTS
+#include "afq_trace.h"
+
 #define AFQ_MAX_LIMIT		1000000U
 #define AFQ_MIN_BPR		64U
 #define AFQ_MAX_BPR		16777216U
@@ -201,7 +204,8 @@ static bool afq_pushout_room(struct Qdisc *sch, u64 round, u32 len)
  * from the tail of the furthest days until it fits.  afq_pushout_room()
  * said this ends before reaching the arrival's own round.
  */
-static void afq_pushout(struct Qdisc *sch, struct sk_buff **to_free)
+static void afq_pushout(struct Qdisc *sch, u64 round,
+			struct sk_buff **to_free)
 {
 	struct afq_sched_data *q = qdisc_priv(sch);
 	unsigned int pkts = 0, bytes = 0;
@@ -212,6 +216,7 @@ static void afq_pushout(struct Qdisc *sch, struct sk_buff **to_free)
 		pkts++;
 		bytes += qdisc_pkt_len(skb);
 		q->st.pushout_drops++;
+		trace_afq_pushout(sch, qdisc_pkt_len(skb), round);
 		qdisc_drop(skb, sch, to_free);
 	}
 	/* the parents counted these packets when they arrived */
@@ -273,7 +278,7 @@ static int afq_enqueue_one(struct sk_buff *skb, struct Qdisc *sch,
 	afq_cb(skb)->bid = v->b.bid;
 	afq_cb(skb)->bid_gen = q->bid_gen;
 	if (pushout)
-		afq_pushout(sch, to_free);
+		afq_pushout(sch, v->b.round, to_free);
 
 	q->st.enqueued++;
 	if (v->b.bumped)

@@ -77,6 +77,9 @@
 #include "sch_sqr.h"
 #include "shoal_qdisc_gfp.h"
 
+#define CREATE_TRACE_POINTS
+#include "sqr_trace.h"
+
 #define SQR_RELEASE_BATCH	256	/* held packets sent per timer run */
 
 /* every copy buffer, as held_pkts every held packet (sqr_ring.c), so
@@ -94,6 +97,7 @@ MODULE_PARM_DESC(buffers, "copy buffers allocated, all instances");
 /* Count one held skb handed on: a committed copy or a diverted packet */
 static void sqr_count_out(struct sqr_sched_data *q, const struct sk_buff *skb)
 {
+	trace_sqr_resend(q->sch, qdisc_pkt_len(skb), sqr_cb(skb)->copy);
 	if (sqr_cb(skb)->copy) {
 		q->st.resent++;
 		q->st.resent_bytes += qdisc_pkt_len(skb);

@@ -46,6 +46,9 @@
 #include "trim_core.h"
 #include "shoal_gso.h"
 
+#define CREATE_TRACE_POINTS
+#include "trim_trace.h"
+
 #define TRIM_MAX_LIMIT		1000000U
 #define TRIM_MAX_WEIGHT		1000U
 
@@ -398,6 +401,7 @@ static enum trim_fate trim_enqueue_hdr(struct Qdisc *sch, struct sk_buff *skb,
 			q->st.bounced++;
 			if (shoal)
 				q->st.bounced_shoal++;
+			trace_trim_bounce(sch, qdisc_pkt_len(skb), shoal);
 			return TRIM_BOUNCED;
 		}
 		q->st.bounce_err++;
@@ -439,6 +443,7 @@ static int trim_victim(struct Qdisc *sch, struct sk_buff *victim,
 		return 0;
 	}
 	q->st.trimmed_bytes += cut;
+	trace_trim_packet(sch, qdisc_pkt_len(victim), cut);
 	*fate = trim_enqueue_hdr(sch, victim, kind, to_free);
 	return cut;
 }

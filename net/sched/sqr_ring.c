@@ -40,6 +40,7 @@
 #include <asm/unaligned.h>
 
 #include "sch_sqr.h"
+#include "sqr_trace.h"
 
 #define SQR_PARSE_BYTES		128	/* headers the match looks at */
 #define SQR_WORD_COPY_MAX	256	/* frames up to this copied by words */
@@ -581,6 +582,8 @@ void sqr_fail(struct Qdisc *sch, u64 now, enum sqr_by by, u64 onset, u64 guard,
 	 */
 	q->committed = q->ring.count;
 	q->st.committed += q->committed;
+	trace_sqr_failover(sch, by, q->committed,
+			   onset && now >= onset ? now - onset : 0);
 	if (q->set.divert) {
 		if (pending && *pending) {
 			*sqr_cb(*pending) = (struct sqr_cb){ 0 };
