@@ -547,8 +547,8 @@ void sqr_fail(struct Qdisc *sch, u64 now, enum sqr_by by, u64 onset, u64 guard,
 	      struct sk_buff **pending)
 {
 	struct sqr_sched_data *q = qdisc_priv(sch);
+	u64 n_link, n_hb, late;
 	struct sqr_rec *rec;
-	u64 n_link, n_hb;
 
 	if (!(sqr_fsm_down(&q->fsm, &q->set.fsm, now) & SQR_A_COMMIT))
 		return;
@@ -563,10 +563,10 @@ void sqr_fail(struct Qdisc *sch, u64 now, enum sqr_by by, u64 onset, u64 guard,
 		q->st.window_lost += n_link;
 	else if (by == SQR_BY_HB)
 		q->st.window_lost += n_hb;
+	late = onset && now >= onset ? now - onset : 0;
 	if (onset && now >= onset) {
-		q->st.detect_latency_last = now - onset;
-		q->st.detect_latency_max = max(q->st.detect_latency_max,
-					       now - onset);
+		q->st.detect_latency_last = late;
+		q->st.detect_latency_max = max(q->st.detect_latency_max, late);
 	}
 	/* copies go out oldest first, so those to free are the oldest */
 	while ((rec = sqr_oldest(q)) &&
@@ -582,8 +582,7 @@ void sqr_fail(struct Qdisc *sch, u64 now, enum sqr_by by, u64 onset, u64 guard,
 	 */
 	q->committed = q->ring.count;
 	q->st.committed += q->committed;
-	trace_sqr_failover(sch, by, q->committed,
-			   onset && now >= onset ? now - onset : 0);
+	trace_sqr_failover(sch, by, q->committed, late);
 	if (q->set.divert) {
 		if (pending && *pending) {
 			*sqr_cb(*pending) = (struct sqr_cb){ 0 };
