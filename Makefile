@@ -103,7 +103,8 @@ build/paths.h: FORCE
 	@echo '#define SHOAL_BPF_DIR "$(SHOAL_LIBDIR)"' >$@.new
 	@cmp -s $@.new $@ && rm $@.new || mv $@.new $@
 
-tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/bpf-object-path.h build/paths.h
+tools/bpf/calq-rank: tools/bpf/calq-rank.c tools/lib/bpf-object-path.h tools/lib/json_writer.h \
+		build/paths.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Itools/lib -Ibuild -o $@ $< -lbpf
 
 # -mcpu=v3: the switch uses the value an atomic add returns
@@ -113,16 +114,17 @@ tools/pl2-switch/pl2_switch.bpf.o: tools/pl2-switch/pl2_switch.bpf.c tools/pl2-s
 
 tools/pl2-switch/pl2-switch: tools/pl2-switch/pl2-switch.c tools/pl2-switch/pl2_switch_core.h \
 		include/net/shoal/types.h include/uapi/linux/shoal.h tools/lib/bpf-object-path.h \
-		build/paths.h
+		tools/lib/json_writer.h build/paths.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) $(UAPI) -Itools/lib -Ibuild -o $@ $< -lbpf
 
 # the load generator and the API examples: warning-free with -Wextra
 tools/shoal-perf/shoal-perf: tools/shoal-perf/shoal-perf.c tools/shoal-perf/workloads.c \
-		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h tools/lib/shoal_socket.h
+		tools/shoal-perf/workloads.h include/uapi/linux/shoal.h tools/lib/shoal_socket.h \
+		tools/lib/json_writer.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $(filter %.c,$^) -lm -lpthread
 
-tools/shoal-stat/shoal-stat: tools/shoal-stat/shoal-stat.c
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror -o $@ $<
+tools/shoal-stat/shoal-stat: tools/shoal-stat/shoal-stat.c tools/lib/json_writer.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror -Itools/lib -o $@ $<
 
 tools/examples/shoal-%: tools/examples/shoal-%.c include/uapi/linux/shoal.h tools/lib/shoal_socket.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) -Werror $(UAPI) -Itools/lib -o $@ $<
@@ -134,17 +136,17 @@ tools/testing/nlfuzz/qdisc-nlfuzz: tools/testing/nlfuzz/qdisc-nlfuzz.c tools/tes
 
 # the traffic tools of the tests and benches, and their one-user headers
 tools/traffic/shoal-%: tools/traffic/shoal-%.c tools/traffic/*.h include/uapi/linux/shoal.h \
-		$(SHOAL_H)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) $(UAPI) -o $@ $< -lm
+		tools/lib/json_writer.h $(SHOAL_H)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(WARN) $(UAPI) -Itools/lib -o $@ $< -lm
 
 # userspace unit tests and fuzz drivers of the algorithm cores (ASan + UBSan)
 unit: $(UNIT_BINS)
 
 build/unit/%: tools/testing/unit/%.c tools/testing/unit/*.h net/sched/*.h net/transport/*.h \
-		tools/pl2-switch/*.h $(SHOAL_H)
+		tools/pl2-switch/*.h tools/lib/*.h $(SHOAL_H)
 	@mkdir -p build/unit
 	$(CC) -O1 -g $(WARN) -Werror $(SAN) -Inet/sched -Inet/transport -Itools/pl2-switch \
-		-Itools/testing/unit $(UAPI) -o $@ $< -lm
+		-Itools/testing/unit -Itools/lib $(UAPI) -o $@ $< -lm
 
 check: all unit test-modules
 	scripts/check $(T)

@@ -24,6 +24,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf-object-path.h"
+#include "json_writer.h"
 
 #define HANDLE		0x5a1
 #define PRIO		1
@@ -132,6 +133,7 @@ static int stats(int ifindex)
 {
 	int ncpu = libbpf_num_possible_cpus(), fd = stats_fd(ifindex), c;
 	unsigned long long sum[2] = { 0, 0 };
+	struct jw w;
 	__u64 *v;
 	__u32 k;
 
@@ -148,10 +150,14 @@ static int stats(int ifindex)
 		for (c = 0; c < ncpu; c++)
 			sum[k] += v[c];
 	}
-	printf("{\"ranked\": %llu, \"other\": %llu}\n", sum[0], sum[1]);
 	free(v);
 	close(fd);
-	return 0;
+	jw_init(&w, stdout);
+	jw_obj(&w, NULL, JW_INLINE);
+	jw_u64(&w, "ranked", sum[0]);
+	jw_u64(&w, "other", sum[1]);
+	jw_end(&w);
+	return jw_finish(&w) ? 1 : 0;
 }
 
 static int detach(int ifindex)

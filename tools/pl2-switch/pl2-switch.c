@@ -41,6 +41,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf-object-path.h"
+#include "json_writer.h"
 #include "pl2_switch_core.h"
 
 #define HANDLE		0x9102
@@ -630,16 +631,90 @@ static bool sweep_running(void)
 	return on;
 }
 
+static const char *cfg_mode_name(const struct pl2_cfg *cfg)
+{
+	return cfg->mode < PL2_MODE_NR ? mode_names[cfg->mode] : "?";
+}
+
+static void show_cfg_json(struct jw *w, const struct pl2_cfg *cfg, bool swept)
+{
+	jw_str(w, "mode", cfg_mode_name(cfg));
+	jw_u64(w, "udp_port", cfg->udp_port);
+	jw_u64(w, "kmax", cfg->kmax);
+	jw_u64(w, "t", cfg->t_unsol);
+	jw_u64(w, "slot_ns", cfg->slot_ns);
+	jw_u64(w, "expire_ns", cfg->expire_ns);
+	jw_bool(w, "queue", cfg->queue);
+	jw_bool(w, "any_transport", cfg->any);
+	jw_bool(w, "sweep", swept);
+}
+
+static void show_cfg_text(const struct pl2_cfg *cfg, bool swept)
+{
+	printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s any_transport %s sweep %s\n",
+	       cfg_mode_name(cfg), cfg->udp_port, cfg->kmax, cfg->t_unsol,
+	       (unsigned long long)cfg->slot_ns,
+	       (unsigned long long)cfg->expire_ns,
+	       cfg->queue ? "on" : "off", cfg->any ? "on" : "off",
+	       swept ? "on" : "off");
+}
+
+/* One switch port: its device, reservations and counters summed over CPUs */
+struct port_view {
+	const char *dev;
+	__u32 ifindex, slot;
+	const struct pl2_port *port;
+	const __u64 *sum;
+};
+
+static void show_port_json(struct jw *w, const struct port_view *v)
+{
+	size_t j;
+
+	jw_obj(w, NULL, JW_INLINE);
+	jw_str(w, "dev", v->dev);
+	jw_u64(w, "ifindex", v->ifindex);
+	jw_u64(w, "slot", v->slot);
+	jw_bool(w, "uplink", v->port->uplink);
+	jw_s64(w, "in_res", v->port->in_res);
+	jw_s64(w, "out_res", v->port->out_res);
+	jw_u64(w, "in_next_ns", v->port->in_next);
+	jw_u64(w, "out_next_ns", v->port->out_next);
+	jw_u64(w, "in_ahead_ns", ahead(v->port->in_next));
+	jw_u64(w, "out_ahead_ns", ahead(v->port->out_next));
+	jw_u64(w, "queue_ahead_ns", ahead(v->port->out_drain));
+	for (j = 0; j < ARRAY_SIZE(stat_names); j++)
+		jw_u64(w, stat_names[j], v->sum[j]);
+	jw_end(w);
+}
+
+static void show_port_text(const struct port_view *v)
+{
+	size_t j;
+
+	printf("%s (slot %u%s): in_res %d out_res %d ", v->dev, v->slot,
+	       v->port->uplink ? ", uplink" : "", v->port->in_res,
+	       v->port->out_res);
+	printf("busy ahead: in %llu ns out %llu ns queue %llu ns\n ",
+	       ahead(v->port->in_next), ahead(v->port->out_next),
+	       ahead(v->port->out_drain));
+	for (j = 0; j < ARRAY_SIZE(stat_names); j++)
+		printf(" %s %llu", stat_names[j], (unsigned long long)v->sum[j]);
+	printf("\n");
+}
+
 static int cmd_show(bool json)
 {
-	int ncpu = libbpf_num_possible_cpus(), r, c, n = 0;
+	int ncpu = libbpf_num_possible_cpus(), r, c, rc = 0;
 	struct maps m = { -1, -1, -1, -1 };
 	__u32 key, next, *prev = NULL, slot, k = 0;
 	__u64 sum[ARRAY_SIZE(stat_names)];
+	struct port_view v = { .sum = sum };
 	struct pl2_stats *st;
 	struct pl2_port port;
 	struct pl2_cfg cfg;
 	char name[IF_NAMESIZE];
+	struct jw w;
 	bool swept;
 	size_t j;
 
@@ -653,25 +728,15 @@ static int cmd_show(bool json)
 		maps_close(&m);
 		return 1;
 	}
-	if (json)
-		printf("{\"mode\": \"%s\", \"udp_port\": %u, \"kmax\": %u, \"t\": %u, ",
-		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
-		       cfg.udp_port, cfg.kmax, cfg.t_unsol);
 	swept = sweep_running();
-	if (json)
-		printf("\"slot_ns\": %llu, \"expire_ns\": %llu, \"queue\": %s, \"any_transport\": %s, \"sweep\": %s, \"ports\": [",
-		       (unsigned long long)cfg.slot_ns,
-		       (unsigned long long)cfg.expire_ns,
-		       cfg.queue ? "true" : "false", cfg.any ? "true" : "false",
-		       swept ? "true" : "false");
-	else
-		printf("mode %s udp_port %u kmax %u t %u slot_ns %llu expire_ns %llu queue %s any_transport %s sweep %s\n",
-		       cfg.mode < PL2_MODE_NR ? mode_names[cfg.mode] : "?",
-		       cfg.udp_port, cfg.kmax, cfg.t_unsol,
-		       (unsigned long long)cfg.slot_ns,
-		       (unsigned long long)cfg.expire_ns,
-		       cfg.queue ? "on" : "off", cfg.any ? "on" : "off",
-		       swept ? "on" : "off");
+	jw_init(&w, stdout);
+	if (json) {
+		jw_obj(&w, NULL, JW_INLINE);
+		show_cfg_json(&w, &cfg, swept);
+		jw_arr(&w, "ports", JW_LINES);
+	} else {
+		show_cfg_text(&cfg, swept);
+	}
 	while (!bpf_map_get_next_key(m.ifmap, prev, &next)) {
 		key = next;
 		prev = &key;
@@ -685,42 +750,26 @@ static int cmd_show(bool json)
 				sum[j] += ((__u64 *)&st[c])[j];
 		if (!if_indextoname(key, name))
 			snprintf(name, sizeof(name), "?%u", key);
-		if (json) {
-			printf("%s\n  {\"dev\": \"%s\", \"ifindex\": %u, \"slot\": %u, ",
-			       n ? "," : "", name, key, slot);
-			printf("\"uplink\": %s, ", port.uplink ? "true" : "false");
-			printf("\"in_res\": %d, \"out_res\": %d, ",
-			       port.in_res, port.out_res);
-			printf("\"in_next_ns\": %llu, \"out_next_ns\": %llu, ",
-			       (unsigned long long)port.in_next,
-			       (unsigned long long)port.out_next);
-			printf("\"in_ahead_ns\": %llu, \"out_ahead_ns\": %llu, ",
-			       ahead(port.in_next), ahead(port.out_next));
-			printf("\"queue_ahead_ns\": %llu",
-			       ahead(port.out_drain));
-			for (j = 0; j < ARRAY_SIZE(sum); j++)
-				printf(", \"%s\": %llu", stat_names[j],
-				       (unsigned long long)sum[j]);
-			printf("}");
-		} else {
-			printf("%s (slot %u%s): in_res %d out_res %d ",
-			       name, slot, port.uplink ? ", uplink" : "",
-			       port.in_res, port.out_res);
-			printf("busy ahead: in %llu ns out %llu ns queue %llu ns\n ",
-			       ahead(port.in_next), ahead(port.out_next),
-			       ahead(port.out_drain));
-			for (j = 0; j < ARRAY_SIZE(sum); j++)
-				printf(" %s %llu", stat_names[j],
-				       (unsigned long long)sum[j]);
-			printf("\n");
-		}
-		n++;
+		v.dev = name;
+		v.ifindex = key;
+		v.slot = slot;
+		v.port = &port;
+		if (json)
+			show_port_json(&w, &v);
+		else
+			show_port_text(&v);
 	}
-	if (json)
-		printf("%s]}\n", n ? "\n" : "");
+	if (json) {
+		jw_end(&w);
+		jw_end(&w);
+		if (jw_finish(&w)) {
+			err("cannot write the JSON");
+			rc = 1;
+		}
+	}
 	free(st);
 	maps_close(&m);
-	return 0;
+	return rc;
 }
 
 static const struct option long_opts[] = {

@@ -43,6 +43,7 @@
 
 #include <linux/shoal.h>
 
+#include "json_writer.h"
 #include "shoal_socket.h"
 #include "workloads.h"
 
@@ -1401,89 +1402,116 @@ static void print_text(FILE *f)
 	fprintf(f, "%s\n", any ? "" : " none");
 }
 
-static void print_json(FILE *f)
+/* The socket's counters under "socket", as struct shoal_stats names them */
+static void json_socket(struct jw *w)
 {
-	int i, e, first = 1;
+	jw_obj(w, "socket", JW_INLINE);
+	jw_u64(w, "tx_msgs", st.sock.tx_msgs);
+	jw_u64(w, "tx_acked", st.sock.tx_acked);
+	jw_u64(w, "tx_failed", st.sock.tx_failed);
+	jw_u64(w, "rx_msgs", st.sock.rx_msgs);
+	jw_u64(w, "rx_dup_bytes", st.sock.rx_dup_bytes);
+	jw_u64(w, "rx_drop_rcvbuf", st.sock.rx_drop_rcvbuf);
+	jw_u64(w, "rx_drop_mem", st.sock.rx_drop_mem);
+	jw_end(w);
+}
+
+static void json_bucket(struct jw *w, const struct bucket *b)
+{
+	jw_obj(w, NULL, JW_INLINE);
+	jw_str(w, "name", b->name);
+	jw_u64(w, "min", b->lo);
+	if (b->hi == UINT64_MAX)
+		jw_null(w, "max");
+	else
+		jw_u64(w, "max", b->hi - 1);
+	jw_u64(w, "count", b->count);
+	jw_u64(w, "bytes", b->bytes);
+	if (b->count) {
+		jw_obj(w, "slowdown", JW_INLINE);
+		jw_num(w, "p50", pct(&b->sd, 0.5), 3);
+		jw_num(w, "p99", pct(&b->sd, 0.99), 3);
+		jw_num(w, "max", b->sd.v[b->sd.n - 1], 3);
+		jw_end(w);
+		jw_obj(w, "latency_us", JW_INLINE);
+		jw_num(w, "p50", pct(&b->lat, 0.5), 1);
+		jw_num(w, "p99", pct(&b->lat, 0.99), 1);
+		jw_num(w, "max", b->lat.v[b->lat.n - 1], 1);
+		jw_end(w);
+	}
+	jw_end(w);
+}
+
+/* sorted samples as a one-line array of whole numbers */
+static void json_samples(struct jw *w, const char *key, const struct samples *s)
+{
 	size_t k;
 
-	fprintf(f, "{\n  \"proto\": \"%s\",\n  \"workload\": \"%s\",\n",
-		proto_names[o.proto], o.wl_name);
-	fprintf(f, "  \"mean_size\": %.1f,\n  \"max_size\": %u,\n", wl_mean(),
-		wl_max());
-	fprintf(f, "  \"load\": %g,\n  \"link_mbps\": %g,\n  \"duration_s\": %g,\n",
-		o.load, o.link_mbps, o.duration);
-	fprintf(f, "  \"seed\": %llu,\n  \"max_outstanding\": %u,\n",
-		(unsigned long long)o.seed, o.max_out);
-	if (o.proto == P_TCP)
-		fprintf(f, "  \"connections\": %u,\n", o.conns);
-	fprintf(f, "  \"mss\": %u,\n  \"bdp\": %u,\n", o.mss, o.bdp);
-	fprintf(f, "  \"idle_rtt_us\": %.1f,\n", st.rtt_us);
-	fprintf(f, "  \"offered_mbps\": %.3f,\n  \"issued_mbps\": %.3f,\n",
-		o.load * o.link_mbps, st.issued_bytes * 8.0 / o.duration / 1e6);
-	fprintf(f, "  \"goodput_mbps\": %.3f,\n  \"elapsed_s\": %.3f,\n",
-		goodput_mbps(), elapsed_s());
-	fprintf(f, "  \"arrival_lag_us\": {\"mean\": %.1f, \"max\": %.1f},\n",
-		st.arrivals ? st.lag_sum_us / st.arrivals : 0.0,
-		st.lag_max_us);
-	fprintf(f, "  \"messages\": {\"arrivals\": %llu, \"issued\": %llu, \"issued_bytes\": %llu, \"completed\": %llu, \"completed_bytes\": %llu, \"response_bytes\": %llu, \"failed\": %llu, \"unanswered\": %llu, \"dropped_arrivals\": %llu, \"deferred\": %llu, \"unknown_answers\": %llu},\n",
-		(unsigned long long)st.arrivals,
-		(unsigned long long)st.issued,
-		(unsigned long long)st.issued_bytes,
-		(unsigned long long)st.completed,
-		(unsigned long long)st.completed_bytes,
-		(unsigned long long)st.resp_bytes,
-		(unsigned long long)st.failed,
-		(unsigned long long)st.unanswered,
-		(unsigned long long)st.dropped,
-		(unsigned long long)st.deferred,
-		(unsigned long long)st.unknown);
-	fprintf(f, "  \"failures\": {");
-	for (e = 0; e < 256; e++) {
-		if (!st.errs[e])
-			continue;
-		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", errname(e),
-			(unsigned long long)st.errs[e]);
-		first = 0;
-	}
-	fprintf(f, "},\n");
-	if (st.have_sock)
-		fprintf(f, "  \"socket\": {\"tx_msgs\": %llu, \"tx_acked\": %llu, \"tx_failed\": %llu, \"rx_msgs\": %llu, \"rx_dup_bytes\": %llu, \"rx_drop_rcvbuf\": %llu, \"rx_drop_mem\": %llu},\n",
-			(unsigned long long)st.sock.tx_msgs,
-			(unsigned long long)st.sock.tx_acked,
-			(unsigned long long)st.sock.tx_failed,
-			(unsigned long long)st.sock.rx_msgs,
-			(unsigned long long)st.sock.rx_dup_bytes,
-			(unsigned long long)st.sock.rx_drop_rcvbuf,
-			(unsigned long long)st.sock.rx_drop_mem);
-	fprintf(f, "  \"buckets\": [\n");
-	for (i = 0; i < NBUCKETS; i++) {
-		struct bucket *b = &buckets[i];
+	jw_arr(w, key, JW_INLINE);
+	for (k = 0; k < s->n; k++)
+		jw_num(w, NULL, s->v[k], 0);
+	jw_end(w);
+}
 
-		fprintf(f, "    {\"name\": \"%s\", \"min\": %llu, \"max\": ",
-			b->name, (unsigned long long)b->lo);
-		if (b->hi == UINT64_MAX)
-			fprintf(f, "null");
-		else
-			fprintf(f, "%llu", (unsigned long long)b->hi - 1);
-		fprintf(f, ", \"count\": %llu, \"bytes\": %llu",
-			(unsigned long long)b->count,
-			(unsigned long long)b->bytes);
-		if (b->count)
-			fprintf(f, ", \"slowdown\": {\"p50\": %.3f, \"p99\": %.3f, \"max\": %.3f}, \"latency_us\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f}",
-				pct(&b->sd, 0.5), pct(&b->sd, 0.99),
-				b->sd.v[b->sd.n - 1], pct(&b->lat, 0.5),
-				pct(&b->lat, 0.99), b->lat.v[b->lat.n - 1]);
-		fprintf(f, "}%s\n", i < NBUCKETS - 1 ? "," : "");
-	}
+static int print_json(FILE *f)
+{
+	struct jw w;
+	int i, e;
+
+	jw_init(&w, f);
+	jw_obj(&w, NULL, JW_LINES);
+	jw_str(&w, "proto", proto_names[o.proto]);
+	jw_str(&w, "workload", o.wl_name);
+	jw_num(&w, "mean_size", wl_mean(), 1);
+	jw_u64(&w, "max_size", wl_max());
+	jw_num(&w, "load", o.load, -1);
+	jw_num(&w, "link_mbps", o.link_mbps, -1);
+	jw_num(&w, "duration_s", o.duration, -1);
+	jw_u64(&w, "seed", o.seed);
+	jw_u64(&w, "max_outstanding", o.max_out);
+	if (o.proto == P_TCP)
+		jw_u64(&w, "connections", o.conns);
+	jw_u64(&w, "mss", o.mss);
+	jw_u64(&w, "bdp", o.bdp);
+	jw_num(&w, "idle_rtt_us", st.rtt_us, 1);
+	jw_num(&w, "offered_mbps", o.load * o.link_mbps, 3);
+	jw_num(&w, "issued_mbps", st.issued_bytes * 8.0 / o.duration / 1e6, 3);
+	jw_num(&w, "goodput_mbps", goodput_mbps(), 3);
+	jw_num(&w, "elapsed_s", elapsed_s(), 3);
+	jw_obj(&w, "arrival_lag_us", JW_INLINE);
+	jw_num(&w, "mean", st.arrivals ? st.lag_sum_us / st.arrivals : 0.0, 1);
+	jw_num(&w, "max", st.lag_max_us, 1);
+	jw_end(&w);
+	jw_obj(&w, "messages", JW_INLINE);
+	jw_u64(&w, "arrivals", st.arrivals);
+	jw_u64(&w, "issued", st.issued);
+	jw_u64(&w, "issued_bytes", st.issued_bytes);
+	jw_u64(&w, "completed", st.completed);
+	jw_u64(&w, "completed_bytes", st.completed_bytes);
+	jw_u64(&w, "response_bytes", st.resp_bytes);
+	jw_u64(&w, "failed", st.failed);
+	jw_u64(&w, "unanswered", st.unanswered);
+	jw_u64(&w, "dropped_arrivals", st.dropped);
+	jw_u64(&w, "deferred", st.deferred);
+	jw_u64(&w, "unknown_answers", st.unknown);
+	jw_end(&w);
+	jw_obj(&w, "failures", JW_INLINE);
+	for (e = 0; e < 256; e++)
+		if (st.errs[e])
+			jw_u64(&w, errname(e), st.errs[e]);
+	jw_end(&w);
+	if (st.have_sock)
+		json_socket(&w);
+	jw_arr(&w, "buckets", JW_LINES);
+	for (i = 0; i < NBUCKETS; i++)
+		json_bucket(&w, &buckets[i]);
+	jw_end(&w);
 	/* every completion time, sorted: percentiles over several clients */
-	fprintf(f, "  ],\n  \"completion_us\": [");
-	for (k = 0; k < buckets[B_ALL].lat.n; k++)
-		fprintf(f, "%s%.0f", k ? ", " : "", buckets[B_ALL].lat.v[k]);
+	json_samples(&w, "completion_us", &buckets[B_ALL].lat);
 	/* and their bytes' own times at the link rate, sorted: a floor */
-	fprintf(f, "],\n  \"serial_us\": [");
-	for (k = 0; k < st.serial.n; k++)
-		fprintf(f, "%s%.0f", k ? ", " : "", st.serial.v[k]);
-	fprintf(f, "]\n}\n");
+	json_samples(&w, "serial_us", &st.serial);
+	jw_end(&w);
+	return jw_finish(&w);
 }
 
 static int client(void)
@@ -1503,7 +1531,10 @@ static int client(void)
 	qsort(st.serial.v, st.serial.n, sizeof(double), cmp_double);
 	if (o.json) {
 		print_text(stderr);
-		print_json(stdout);
+		if (print_json(stdout) || fflush(stdout)) {
+			fprintf(stderr, "shoal-perf: cannot write the JSON\n");
+			return 1;
+		}
 	} else {
 		print_text(stdout);
 	}

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_writer.h"
+
 #define MAX_COUNTERS	512
 #define NAME_MAX_LEN	64
 #define STATS_PATH	"/proc/net/shoal/stats"
@@ -124,63 +126,76 @@ static bool picked(const char *name)
 	return false;
 }
 
-/* Counter names are the kernel's [a-z0-9_]; quote anything else all the
- * same, so that the output stays JSON whatever the file holds
- */
-static void json_string(const char *s)
+/* The growth of counter @i of @now since @base (NULL: its value) */
+static uint64_t counter_value(const struct counters *now,
+			      const struct counters *base, unsigned int i)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = *s;
+	const struct counter *b;
+	uint64_t v = now->c[i].value;
 
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
+	b = base ? counters_find(base, now->c[i].name) : NULL;
+	if (b && b->value <= v)
+		v -= b->value;
+	return v;
+}
+
+static bool shown(const struct counters *now, unsigned int i, uint64_t v)
+{
+	return (v || opt_zeros) && picked(now->c[i].name);
+}
+
+/* One JSON object a report.  Counter names are the kernel's [a-z0-9_];
+ * the writer quotes anything else all the same, so that the output stays
+ * JSON whatever the file holds.
+ */
+static void report_json(const struct counters *now,
+			const struct counters *base, double secs)
+{
+	unsigned int i;
+	struct jw w;
+	uint64_t v;
+
+	jw_init(&w, stdout);
+	jw_obj(&w, NULL, JW_INLINE);
+	jw_s64(&w, "time", (long long)time(NULL));
+	if (secs > 0)
+		jw_num(&w, "interval_s", secs, 3);
+	jw_obj(&w, "counters", JW_INLINE);
+	for (i = 0; i < now->n; i++) {
+		v = counter_value(now, base, i);
+		if (shown(now, i, v))
+			jw_u64(&w, now->c[i].name, v);
 	}
-	putchar('"');
+	jw_end(&w);
+	jw_end(&w);
+	if (jw_finish(&w))
+		fprintf(stderr, "shoal-stat: cannot write the JSON report\n");
 }
 
 /* One report: @now less @base (NULL: the values), over @secs (0: none) */
 static void report(const struct counters *now, const struct counters *base,
 		   double secs)
 {
-	const struct counter *b;
-	unsigned int i, shown = 0;
+	unsigned int i;
 	uint64_t v;
 
 	if (opt_json) {
-		printf("{\"time\": %ld", (long)time(NULL));
-		if (secs > 0)
-			printf(", \"interval_s\": %.3f", secs);
-		printf(", \"counters\": {");
-	} else {
-		printf("#shoal-stat %s\n", base ? (secs > 0 ? "interval" :
-					   "since the last call") : "values");
+		report_json(now, base, secs);
+		fflush(stdout);
+		return;
 	}
+	printf("#shoal-stat %s\n", base ? (secs > 0 ? "interval" :
+				   "since the last call") : "values");
 	for (i = 0; i < now->n; i++) {
-		v = now->c[i].value;
-		b = base ? counters_find(base, now->c[i].name) : NULL;
-		if (b && b->value <= v)
-			v -= b->value;
-		if ((!v && !opt_zeros) || !picked(now->c[i].name))
+		v = counter_value(now, base, i);
+		if (!shown(now, i, v))
 			continue;
-		if (opt_json) {
-			printf("%s", shown ? ", " : "");
-			json_string(now->c[i].name);
-			printf(": %" PRIu64, v);
-		} else if (secs > 0) {
+		if (secs > 0)
 			printf("%-32s %20" PRIu64 " %14.1f/s\n", now->c[i].name,
 			       v, v / secs);
-		} else {
+		else
 			printf("%-32s %20" PRIu64 "\n", now->c[i].name, v);
-		}
-		shown++;
 	}
-	if (opt_json)
-		printf("}}\n");
 	fflush(stdout);
 }
 

@@ -33,6 +33,7 @@
 #include <linux/net_tstamp.h>
 #include <linux/sock_diag.h>
 
+#include "json_writer.h"
 #include "pktcheck.h"
 
 #define RETRY_SLEEP_NS	50000		/* back off on ENOBUFS/EAGAIN */
@@ -539,6 +540,58 @@ bad:
 	return -1;
 }
 
+/* The run's summary into o->json; nonzero with errno set if not written */
+static int write_json(const struct opts *o, const struct stats *st,
+		      uint16_t lport, uint64_t t0, double dur, double pps,
+		      const uint32_t bounce_delay[3])
+{
+	FILE *f = fopen(o->json, "w");
+	struct jw w;
+	int rc;
+
+	if (!f)
+		return -1;
+	errno = 0;
+	jw_init(&w, f);
+	jw_obj(&w, NULL, JW_LINES);
+	jw_u64(&w, "id", o->id);
+	jw_u64(&w, "family", o->family == AF_INET6 ? 6 : 4);
+	jw_str(&w, "dst", o->dst);
+	jw_u64(&w, "port", o->port);
+	jw_u64(&w, "lport", lport);
+	jw_u64(&w, "count", o->count);
+	jw_u64(&w, "size", o->size);
+	jw_u64(&w, "rate", o->rate);
+	jw_u64(&w, "burst", o->burst);
+	jw_u64(&w, "sent", st->sent);
+	jw_u64(&w, "send_errors", st->send_errors);
+	jw_u64(&w, "retries", st->retries);
+	jw_u64(&w, "refused", st->refused);
+	jw_u64(&w, "icmp_errors", st->icmp_errors);
+	jw_u64(&w, "bounced", st->bounced);
+	jw_u64(&w, "bounce_dup", st->bounce_dup);
+	jw_u64(&w, "bounce_invalid", st->bounce_invalid);
+	jw_u64(&w, "rx_other", st->rx_other);
+	jw_u64(&w, "rx_dropped", st->rx_dropped);
+	jw_obj(&w, "bounce_delay_us", JW_INLINE);
+	jw_u64(&w, "min", bounce_delay[0]);
+	jw_u64(&w, "p50", bounce_delay[1]);
+	jw_u64(&w, "max", bounce_delay[2]);
+	jw_end(&w);
+	jw_u64(&w, "start_us", t0 / 1000);
+	jw_num(&w, "late_start_ms", st->late_start_ms, 3);
+	jw_num(&w, "duration_s", dur, 6);
+	jw_num(&w, "pps", pps, 1);
+	jw_end(&w);
+	rc = jw_finish(&w);
+	if (fclose(f) || rc) {
+		if (!errno)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {
@@ -655,36 +708,10 @@ int main(int argc, char **argv)
 	if (st.send_errors)
 		fprintf(stderr, "shoal-blast: last error: %s\n", strerror(st.last_errno));
 
-	if (o.json) {
-		FILE *f = fopen(o.json, "w");
-
-		if (!f) {
-			perror(o.json);
-			return 2;
-		}
-		fprintf(f, "{\"id\": %u, \"family\": %d, \"dst\": \"%s\", \"port\": %u, "
-			"\"lport\": %u, \"count\": %u, \"size\": %u, \"rate\": %llu, "
-			"\"burst\": %u,\n", o.id, o.family == AF_INET6 ? 6 : 4, o.dst,
-			o.port, lport, o.count, o.size, (unsigned long long)o.rate, o.burst);
-		fprintf(f, " \"sent\": %llu, \"send_errors\": %llu, \"retries\": %llu, "
-			"\"refused\": %llu, \"icmp_errors\": %llu,\n",
-			(unsigned long long)st.sent, (unsigned long long)st.send_errors,
-			(unsigned long long)st.retries, (unsigned long long)st.refused,
-			(unsigned long long)st.icmp_errors);
-		fprintf(f, " \"bounced\": %llu, \"bounce_dup\": %llu, \"bounce_invalid\": %llu, "
-			"\"rx_other\": %llu, \"rx_dropped\": %llu,\n",
-			(unsigned long long)st.bounced, (unsigned long long)st.bounce_dup,
-			(unsigned long long)st.bounce_invalid, (unsigned long long)st.rx_other,
-			(unsigned long long)st.rx_dropped);
-		fprintf(f, " \"bounce_delay_us\": {\"min\": %u, \"p50\": %u, \"max\": %u},\n",
-			dmin, dp50, dmax);
-		fprintf(f, " \"start_us\": %llu, \"late_start_ms\": %.3f, \"duration_s\": %.6f, "
-			"\"pps\": %.1f}\n", (unsigned long long)(t0 / 1000), st.late_start_ms,
-			dur, pps);
-		if (fclose(f)) {
-			perror(o.json);
-			return 2;
-		}
+	if (o.json && write_json(&o, &st, lport, t0, dur, pps,
+				 (uint32_t[]){ dmin, dp50, dmax })) {
+		perror(o.json);
+		return 2;
 	}
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "flows-capture.h"
+#include "json_writer.h"
 
 #define MAX_FLOWS	16384
 #define FLOW_HASH	65536	/* slots of the flow index, > 2 * MAX_FLOWS */
@@ -274,14 +275,17 @@ static void conn_peer(struct conn *c)
 	}
 }
 
-static void write_json(FILE *out, const struct opts *o)
+static int write_json(FILE *out, const struct opts *o)
 {
 	unsigned int i, unknown = 0;
-	bool first;
 	uint64_t b, nb;
+	struct jw w;
 
-	fprintf(out, "{\"bin_ms\": %u, \"flows\": [", o->bin_ms);
-	for (i = 0, first = true; i < nflows; i++) {
+	jw_init(&w, out);
+	jw_obj(&w, NULL, JW_INLINE);
+	jw_u64(&w, "bin_ms", o->bin_ms);
+	jw_arr(&w, "flows", JW_LINES);
+	for (i = 0; i < nflows; i++) {
 		const struct flow *f = &flows[i];
 
 		if (!f->id_known) {
@@ -291,17 +295,22 @@ static void write_json(FILE *out, const struct opts *o)
 		nb = f->last_bin - f->first_bin + 1;
 		if (nb > f->nbins)
 			nb = f->nbins;
-		fprintf(out, "%s\n {\"id\": %u, \"proto\": \"%s\", \"bytes\": %llu, "
-			"\"first_bin_s\": %.3f, \"bins\": [", first ? "" : ",", f->id,
-			f->udp ? "udp" : "tcp", (unsigned long long)f->bytes,
-			(double)(f->first_bin * bin_ns) / 1e9);
+		jw_obj(&w, NULL, JW_INLINE);
+		jw_u64(&w, "id", f->id);
+		jw_str(&w, "proto", f->udp ? "udp" : "tcp");
+		jw_u64(&w, "bytes", f->bytes);
+		jw_num(&w, "first_bin_s", (double)(f->first_bin * bin_ns) / 1e9, 3);
+		jw_arr(&w, "bins", JW_INLINE);
 		for (b = 0; b < nb; b++)
-			fprintf(out, "%s%llu", b ? "," : "", (unsigned long long)f->bins[b]);
-		fprintf(out, "]}");
-		first = false;
+			jw_u64(&w, NULL, f->bins[b]);
+		jw_end(&w);
+		jw_end(&w);
 	}
-	fprintf(out, "\n], \"unknown_flows\": %u, \"source\": \"%s\"}\n", unknown,
-		o->capture ? "capture" : "sockets");
+	jw_end(&w);
+	jw_u64(&w, "unknown_flows", unknown);
+	jw_str(&w, "source", o->capture ? "capture" : "sockets");
+	jw_end(&w);
+	return jw_finish(&w);
 }
 
 static int listen_sockets(const struct opts *o, int *tfd, int *ufd)
@@ -392,7 +401,7 @@ static int run_recv(const struct opts *o)
 	uint64_t t0 = boot_ns(), last = 0;
 	unsigned int nconn = 0, i, fixed = 2;
 	bool cap = o->capture;
-	int tfd, ufd, cfd = -1;
+	int tfd, ufd, cfd = -1, rc;
 	uint8_t *buf = malloc(BUF_LEN);
 	FILE *out;
 
@@ -468,9 +477,10 @@ static int run_recv(const struct opts *o)
 		perror(o->json);
 		return 2;
 	}
-	write_json(out, o);
-	if (out != stdout && fclose(out)) {
-		perror(o->json);
+	errno = EIO;
+	rc = write_json(out, o);
+	if ((out != stdout && fclose(out)) || rc || fflush(stdout)) {
+		perror(o->json ? o->json : "stdout");
 		return 2;
 	}
 	return 0;

@@ -32,6 +32,7 @@
 #include <linux/if_packet.h>
 #include <linux/sock_diag.h>
 
+#include "json_writer.h"
 #include "pktcheck.h"
 #include "sink-timing.h"
 
@@ -408,11 +409,27 @@ static struct dstats dstats(struct delays *d)
 	return r;
 }
 
-static void json_dstats(FILE *f, const char *name, const struct dstats *d, bool last)
+static void json_dstats(struct jw *w, const char *name, const struct dstats *d)
 {
-	fprintf(f, "  \"%s\": {\"n\": %zu, \"min\": %u, \"p50\": %u, \"p99\": %u, "
-		"\"max\": %u, \"mean\": %.1f}%s\n", name, d->n, d->min, d->p50,
-		d->p99, d->max, d->mean, last ? "" : ",");
+	jw_obj(w, name, JW_INLINE);
+	jw_u64(w, "n", d->n);
+	jw_u64(w, "min", d->min);
+	jw_u64(w, "p50", d->p50);
+	jw_u64(w, "p99", d->p99);
+	jw_u64(w, "max", d->max);
+	jw_num(w, "mean", d->mean, 1);
+	jw_end(w);
+}
+
+/* three times in ns, as a {k[0]: us, ...} object */
+static void json_us3(struct jw *w, const char *name, const char *const k[3],
+		     uint64_t a, uint64_t b, uint64_t c)
+{
+	jw_obj(w, name, JW_INLINE);
+	jw_num(w, k[0], (double)a / 1e3, 1);
+	jw_num(w, k[1], (double)b / 1e3, 1);
+	jw_num(w, k[2], (double)c / 1e3, 1);
+	jw_end(w);
 }
 
 static uint64_t meminfo_drops(int fd)
@@ -703,84 +720,108 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-static void write_json(FILE *f, const struct opts *o, struct sink *s,
-		       const struct dstats *dw, const struct dstats *dt,
-		       uint64_t jumps, uint64_t reordered, uint64_t cap_drops,
-		       uint64_t udp_drops, double dur, const char *why)
+static void json_sender(struct jw *w, const struct sender *p,
+			const struct sender_timing *t)
+{
+	static const char *const gaps[3] = { "p10", "p50", "p90" };
+	static const char *const delays[3] = { "p50", "p99", "max" };
+	double span = (double)(t->last_ns - t->first_ns) / 1e9;
+	char id[16];
+
+	snprintf(id, sizeof(id), "%u", p->id);
+	jw_obj(w, id, JW_INLINE);
+	jw_u64(w, "whole", p->whole);
+	jw_u64(w, "trimmed", p->trimmed);
+	jw_u64(w, "trimmed_unmarked", p->unmarked);
+	jw_u64(w, "duplicates", p->dup);
+	jw_num(w, "rate_pps", t->n > 1 && span > 0 ? (double)(t->n - 1) / span : 0, 1);
+	json_us3(w, "gap_us", gaps, t->gap_p10_ns, t->gap_p50_ns, t->gap_p90_ns);
+	jw_u64(w, "windows", t->windows);
+	jw_u64(w, "windows_steady", t->windows_steady);
+	json_us3(w, "delay_us", delays, t->delay_p50_ns, t->delay_p99_ns,
+		 t->delay_max_ns);
+	jw_obj(w, "deadline", JW_INLINE);
+	jw_u64(w, "pkts", t->dl_pkts);
+	jw_u64(w, "miss", t->dl_miss);
+	jw_num(w, "late_max_us", (double)t->dl_late_max_ns / 1e3, 1);
+	jw_u64(w, "inversions", t->dl_inversions);
+	jw_end(w);
+	jw_end(w);
+}
+
+/* The packets' tally by kind */
+static void json_counts(struct jw *w, const struct sink *s)
+{
+	unsigned int i;
+
+	jw_u64(w, "total", s->total);
+	jw_u64(w, "distinct", s->distinct);
+	jw_u64(w, "whole", s->whole);
+	jw_u64(w, "trimmed", s->trimmed);
+	jw_u64(w, "trimmed_unmarked", s->unmarked);
+	jw_u64(w, "malformed", s->malformed);
+	jw_u64(w, "duplicates", s->dup);
+	jw_obj(w, "malformed_reasons", JW_INLINE);
+	for (i = 1; i < __PKC_R_MAX; i++)
+		if (s->reasons[i])
+			jw_u64(w, pkc_reason_name(i), s->reasons[i]);
+	jw_end(w);
+	jw_u64(w, "csum_ok", s->csum_ok);
+	jw_u64(w, "csum_partial", s->csum_partial);
+	jw_u64(w, "csum_zero", s->csum_zero);
+	jw_u64(w, "bounced_flag", s->bounced_flag);
+	jw_u64(w, "fragments", s->fragments);
+	jw_u64(w, "other", s->other);
+	jw_u64(w, "truncated", s->truncated);
+}
+
+static int write_json(FILE *f, const struct opts *o, struct sink *s,
+		      const struct dstats *dw, const struct dstats *dt,
+		      uint64_t jumps, uint64_t reordered, uint64_t cap_drops,
+		      uint64_t udp_drops, double dur, const char *why)
 {
 	struct sender_timing tm[MAX_SENDERS];
 	struct deadline_order dord;
 	int64_t lead_p50, lead_max;
 	unsigned int i;
-	bool first = true;
+	struct jw w;
 
 	for (i = 0; i < s->nsenders; i++)
 		tm_sender(s->tarr, s->narr, i, &tm[i]);
-	fprintf(f, "{\"dev\": \"%s\", \"port\": %u, \"stopped\": \"%s\", \"duration_s\": %.3f,\n",
-		o->dev, o->port, why, dur);
-	fprintf(f, " \"total\": %llu, \"distinct\": %llu, \"whole\": %llu, \"trimmed\": %llu,\n",
-		(unsigned long long)s->total, (unsigned long long)s->distinct,
-		(unsigned long long)s->whole, (unsigned long long)s->trimmed);
-	fprintf(f, " \"trimmed_unmarked\": %llu, \"malformed\": %llu, \"duplicates\": %llu,\n",
-		(unsigned long long)s->unmarked, (unsigned long long)s->malformed,
-		(unsigned long long)s->dup);
-	fprintf(f, " \"malformed_reasons\": {");
-	for (i = 1; i < __PKC_R_MAX; i++) {
-		if (!s->reasons[i])
-			continue;
-		fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", pkc_reason_name(i),
-			(unsigned long long)s->reasons[i]);
-		first = false;
-	}
-	fprintf(f, "},\n");
-	fprintf(f, " \"csum_ok\": %llu, \"csum_partial\": %llu, \"csum_zero\": %llu,\n",
-		(unsigned long long)s->csum_ok, (unsigned long long)s->csum_partial,
-		(unsigned long long)s->csum_zero);
-	fprintf(f, " \"bounced_flag\": %llu, \"fragments\": %llu, \"other\": %llu, "
-		"\"truncated\": %llu,\n", (unsigned long long)s->bounced_flag,
-		(unsigned long long)s->fragments, (unsigned long long)s->other,
-		(unsigned long long)s->truncated);
-	fprintf(f, " \"capture_drops\": %llu, \"udp_rx\": %llu, \"udp_drops\": %llu,\n",
-		(unsigned long long)cap_drops, (unsigned long long)s->udp_rx,
-		(unsigned long long)udp_drops);
 	jump_leads(s, &lead_p50, &lead_max);
-	fprintf(f, " \"jumps\": %llu, \"jump_lead_p50_us\": %lld, \"jump_lead_max_us\": %lld,\n",
-		(unsigned long long)jumps, (long long)lead_p50, (long long)lead_max);
-	fprintf(f, " \"reordered\": %llu,\n \"delay_us\": {\n", (unsigned long long)reordered);
-	json_dstats(f, "whole", dw, false);
-	json_dstats(f, "trimmed", dt, true);
 	tm_deadline_order(s->tarr, s->narr, o->order_tol_ns, &dord, tm);
-	fprintf(f, " },\n \"deadline\": {\"pkts\": %llu, \"miss\": %llu, "
-		"\"inversions\": %llu, \"inversion_max_us\": %.1f},\n",
-		(unsigned long long)dord.pkts, (unsigned long long)dord.miss,
-		(unsigned long long)dord.inversions, (double)dord.inversion_max_ns / 1e3);
-	fprintf(f, " \"sender_overflow\": %llu,\n \"per_sender\": {",
-		(unsigned long long)s->sender_overflow);
-	for (i = 0; i < s->nsenders; i++) {
-		const struct sender *p = &s->senders[i];
-		const struct sender_timing *t = &tm[i];
-		double span = (double)(t->last_ns - t->first_ns) / 1e9;
 
-		fprintf(f, "%s\n  \"%u\": {\"whole\": %llu, \"trimmed\": %llu, "
-			"\"trimmed_unmarked\": %llu, \"duplicates\": %llu,\n",
-			i ? "," : "", p->id, (unsigned long long)p->whole,
-			(unsigned long long)p->trimmed, (unsigned long long)p->unmarked,
-			(unsigned long long)p->dup);
-		fprintf(f, "   \"rate_pps\": %.1f, \"gap_us\": {\"p10\": %.1f, \"p50\": %.1f, "
-			"\"p90\": %.1f},\n", t->n > 1 && span > 0 ? (double)(t->n - 1) / span : 0,
-			(double)t->gap_p10_ns / 1e3, (double)t->gap_p50_ns / 1e3,
-			(double)t->gap_p90_ns / 1e3);
-		fprintf(f, "   \"windows\": %llu, \"windows_steady\": %llu,\n",
-			(unsigned long long)t->windows, (unsigned long long)t->windows_steady);
-		fprintf(f, "   \"delay_us\": {\"p50\": %.1f, \"p99\": %.1f, \"max\": %.1f},\n",
-			(double)t->delay_p50_ns / 1e3, (double)t->delay_p99_ns / 1e3,
-			(double)t->delay_max_ns / 1e3);
-		fprintf(f, "   \"deadline\": {\"pkts\": %llu, \"miss\": %llu, "
-			"\"late_max_us\": %.1f, \"inversions\": %llu}}",
-			(unsigned long long)t->dl_pkts, (unsigned long long)t->dl_miss,
-			(double)t->dl_late_max_ns / 1e3, (unsigned long long)t->dl_inversions);
-	}
-	fprintf(f, "\n }\n}\n");
+	jw_init(&w, f);
+	jw_obj(&w, NULL, JW_LINES);
+	jw_str(&w, "dev", o->dev);
+	jw_u64(&w, "port", o->port);
+	jw_str(&w, "stopped", why);
+	jw_num(&w, "duration_s", dur, 3);
+	json_counts(&w, s);
+	jw_u64(&w, "capture_drops", cap_drops);
+	jw_u64(&w, "udp_rx", s->udp_rx);
+	jw_u64(&w, "udp_drops", udp_drops);
+	jw_u64(&w, "jumps", jumps);
+	jw_s64(&w, "jump_lead_p50_us", lead_p50);
+	jw_s64(&w, "jump_lead_max_us", lead_max);
+	jw_u64(&w, "reordered", reordered);
+	jw_obj(&w, "delay_us", JW_LINES);
+	json_dstats(&w, "whole", dw);
+	json_dstats(&w, "trimmed", dt);
+	jw_end(&w);
+	jw_obj(&w, "deadline", JW_INLINE);
+	jw_u64(&w, "pkts", dord.pkts);
+	jw_u64(&w, "miss", dord.miss);
+	jw_u64(&w, "inversions", dord.inversions);
+	jw_num(&w, "inversion_max_us", (double)dord.inversion_max_ns / 1e3, 1);
+	jw_end(&w);
+	jw_u64(&w, "sender_overflow", s->sender_overflow);
+	jw_obj(&w, "per_sender", JW_LINES);
+	for (i = 0; i < s->nsenders; i++)
+		json_sender(&w, &s->senders[i], &tm[i]);
+	jw_end(&w);
+	jw_end(&w);
+	return jw_finish(&w);
 }
 
 int main(int argc, char **argv)
@@ -888,14 +929,15 @@ int main(int argc, char **argv)
 
 	if (o.json) {
 		FILE *f = fopen(o.json, "w");
+		int rc;
 
 		if (!f) {
 			perror(o.json);
 			return 2;
 		}
-		write_json(f, &o, s, &dw, &dt, jumps, count_reordered(s), cap_drops, udp_drops,
-			   (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9, why);
-		if (fclose(f)) {
+		rc = write_json(f, &o, s, &dw, &dt, jumps, count_reordered(s), cap_drops,
+				udp_drops, (double)(now_ns(CLOCK_MONOTONIC) - t0) / 1e9, why);
+		if (fclose(f) || rc) {
 			perror(o.json);
 			return 2;
 		}
