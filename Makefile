@@ -50,7 +50,7 @@ INSTALL_VARS = DESTDIR="$(DESTDIR)" PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" SBINDI
 	WIRESHARK_LUA_DIR="$(WIRESHARK_LUA_DIR)" INSTALL_MOD_PATH="$(INSTALL_MOD_PATH)" \
 	KREL="$(KREL)" KDIR="$(KDIR)" MOK_KEY="$(MOK_KEY)" MOK_CERT="$(MOK_CERT)"
 
-.PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench fuzz clean help \
+.PHONY: all modules modules-w1 test-modules tc tools unit check check-debug demo bench bench-compare fuzz clean help \
 	kdir install uninstall install-tools uninstall-tools deb check-deb FORCE
 
 all: modules tc tools
@@ -63,6 +63,7 @@ help:
 	@echo "make check-debug  make check on a KASAN/lockdep/kmemleak kernel (FAULT=1: with failures injected)"
 	@echo "make demo       boot a VM, build a fabric, show trimming against drop-tail, afq, sqr, Shoal against TCP"
 	@echo "make bench      benchmarks against in-tree qdiscs; results in bench-results.txt"
+	@echo "                and bench-results.json (make bench-compare OLD=A.json [NEW=B.json])"
 	@echo "make fuzz       the long fuzz campaign: seeded drivers and libFuzzer (FUZZ_SECONDS=60 a target)"
 	@echo "make install    install modules (for KREL), tc plugins, programs and man pages"
 	@echo "                (DESTDIR, PREFIX=/usr/local, INSTALL_MOD_PATH, MOK_KEY/MOK_CERT)"
@@ -161,6 +162,10 @@ demo: all
 
 bench: all
 	scripts/bench
+
+# two bench runs' results.json side by side (NEW: the last run's)
+bench-compare:
+	scripts/bench-compare $(OLD) $(NEW)
 
 # the long fuzz campaign (FUZZ_SECONDS, FUZZ_SEED, FUZZ_TARGETS: scripts/fuzz)
 fuzz: all

@@ -15,7 +15,8 @@
 # vmalloc use from before the qdisc was added to the end of the run, queues
 # drained: a measurement, with some noise from other allocations.  The
 # senders report how much of their schedule they kept; a run where one fell
-# behind is marked.
+# behind is marked.  Each cell is recorded for results.json too
+# (scripts/lib/bench_record.py).
 # shellcheck source-path=SCRIPTDIR
 # shellcheck disable=SC2154	# values arrive by eval
 set -u
@@ -107,6 +108,8 @@ for k in $FLOW_COUNTS; do
 	for q in "${QDISCS[@]}"; do
 		# shellcheck disable=SC2086	# the qdisc spec is a word list
 		read -r j p m kept <<<"$(run "$k" ${q#*=})"
+		python3 "$TREE/scripts/lib/bench_record.py" case fair "$k flows ${q%%=*}" \
+			jain="$j" worst_pct="$p" kib="$m" kept_pct="$kept"
 		((kept >= 95)) || j="$j*"
 		printf ' %7s %4s%% %5sK' "$j" "$p" "$m"
 	done
@@ -121,6 +124,8 @@ printf '%-14s %8s %7s %8s\n' sketch jain worst KiB
 for cols in 64 256 1024 4096 16384; do
 	read -r j p m kept <<<"$(run "$K" afq limit LIMIT bpr "$WIRE" overflow pushout \
 		rows 2 cols "$cols")"
+	python3 "$TREE/scripts/lib/bench_record.py" case fair "sketch 2 x $cols" \
+		jain="$j" worst_pct="$p" kib="$m" kept_pct="$kept"
 	((kept >= 95)) || j="$j*"
 	printf '%-14s %8s %6s%% %7sK\n' "2 x $cols" "$j" "$p" "$m"
 done

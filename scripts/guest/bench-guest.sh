@@ -36,18 +36,43 @@ part_wanted()
 	return 1
 }
 
-# run_part NAME: the part, if wanted; the script's status is the last
-# part's that ran
+# The parts in the order they run, each a bench-PART.sh but pps (below)
+PARTS=(pps flows fair fct sqr sqr-fct shoal shoal-trim pl2 pl2-host fabric fabric-ndp fabric-sqr
+	fabric-afq fabric-pl2 fabric-sird)
+WANTED=()
+for p in "${PARTS[@]}"; do
+	part_wanted "$p" && WANTED+=("$p")
+done
+# each part's reports record their figures in $BENCH_RECORDS/PART.jsonl
+# (scripts/lib/bench_record.py), and $DIR/parts gets "PART STATUS
+# SECONDS" once it ends: scripts/bench makes results.json of them
+export BENCH_RECORDS=$DIR/records
+mkdir -p "$BENCH_RECORDS"
+: >"$DIR/parts"
+
+# run_part NAME: the part, if wanted, after a line that says how far the
+# bench is and what is left (from BENCH_ESTIMATE, scripts/bench's
+# estimates; scripts/bench shows "bench: " lines on the terminal and
+# keeps them out of the report); the script's status is the last part's
+# that ran
 status=0
 run_part()
 {
+	local t0
+
 	part_wanted "$1" || return 0
+	python3 "$TREE/scripts/lib/bench_results.py" progress "${BENCH_ESTIMATE:-}" \
+		"$DIR/parts" "$1" "${WANTED[@]}"
+	rm -f "$BENCH_RECORDS/$1.jsonl"
+	t0=$(date +%s.%N)
 	if [ "$1" = pps ]; then
 		pps_part
 	else
 		"$TREE/scripts/guest/bench-$1.sh"
 	fi
 	status=$?
+	echo "$1 $status $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" \
+		>>"$DIR/parts"
 }
 
 topo_modules sch_trim sch_afq sch_calq
@@ -148,20 +173,7 @@ pps_part()
 # on a two-tier fabric of afq against TCP's, then PL2 against cubic under
 # incasts across a fabric, then SIRD's configurations and ablations on
 # one; each runs its own fabric
-run_part pps
-run_part flows
-run_part fair
-run_part fct
-run_part sqr
-run_part sqr-fct
-run_part shoal
-run_part shoal-trim
-run_part pl2
-run_part pl2-host
-run_part fabric
-run_part fabric-ndp
-run_part fabric-sqr
-run_part fabric-afq
-run_part fabric-pl2
-run_part fabric-sird
+for p in "${PARTS[@]}"; do
+	run_part "$p"
+done
 exit "$status"

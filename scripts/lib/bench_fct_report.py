@@ -6,9 +6,11 @@ The flow completion time part of `make bench` (scripts/guest/bench-fct.sh):
 reads the runs it recorded in DIR/runs and prints, per workload and load,
 the mean and p99 completion time of the short flows and the mean of all
 for each qdisc, afq's p99 against the best other qdisc, and SVG plots in
-DIR (drawn with svgplot from TESTING_LIB)."""
+DIR (drawn with svgplot from TESTING_LIB); records the table for
+results.json (bench_record.py)."""
 
 import json, os, statistics, sys
+import bench_record
 sys.path.insert(0, sys.argv[4])
 import svgplot
 d, mbit, secs = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -48,6 +50,10 @@ for w in sorted({k[0] for k in res}):
             bad = " [%d/%d]" % (r["failed"], r["unfinished"]) if r["failed"] or r["unfinished"] else ""
             print("%-9s %4d%% %7d %11.1f %10.1f %10.1f%s" % (q, load, r["n"], r["short_mean"],
                                                             r["short_p99"], r["all_mean"], bad))
+            bench_record.case("fct", "%s load %d %s" % (w, load, q), flows=r["n"],
+                              short_mean_ms=r["short_mean"], short_p99_ms=r["short_p99"],
+                              all_mean_ms=r["all_mean"], failed=r["failed"],
+                              unfinished=r["unfinished"])
     for key, what in (("short_p99", "p99"), ("short_mean", "mean")):
         path = os.path.join(d, "fct-%s-%s.svg" % (w, what))
         svgplot.plot(path, "%s: %s completion time of flows < 100 KB" % (w, what),

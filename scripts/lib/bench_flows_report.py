@@ -6,9 +6,10 @@ The per-packet cost part of `make bench` (scripts/guest/bench-flows.sh):
 reads SAMPLES (lines "qdisc place flows pps round") and prints each
 qdisc's rate against the number of flows as a ratio to pfifo's and
 fq_codel's (median over the rounds, with the rounds' quartiles), and the
-goals' verdicts."""
+goals' verdicts; records them for results.json (bench_record.py)."""
 
 import statistics, sys
+import bench_record
 runs, by_round = {}, {}
 for line in open(sys.argv[1]):
     q, place, k, pps, rnd = line.split()
@@ -41,11 +42,15 @@ for place, what in (("queued", "every packet queued (under a tbf that never limi
     for q in qs:
         cells = []
         for k in ks:
+            name = "%s %d flow%s %s" % (place, k, "s" if k > 1 else "", q)
             if (q, place, k) not in med:
                 cells.append("%24s" % "-")
+                bench_record.case("flows", name, kpps=None, ratio_pfifo=None, ratio_fq_codel=None)
                 continue
-            cells.append("%24s" % ("%.0f %5.2fx %5.2fx" % (med[(q, place, k)] / 1000,
-                                   ratio(q, place, k, "pfifo"), ratio(q, place, k, "fq_codel"))))
+            kpps, rp, rf = (med[(q, place, k)] / 1000, ratio(q, place, k, "pfifo"),
+                            ratio(q, place, k, "fq_codel"))
+            cells.append("%24s" % ("%.0f %5.2fx %5.2fx" % (kpps, rp, rf)))
+            bench_record.case("flows", name, kpps=kpps, ratio_pfifo=rp, ratio_fq_codel=rf)
         print("%-10s" % q + "".join(cells))
 def spread(q, place, k, base):
     """the quartiles of the per-round ratios: the measurement's own spread"""
@@ -65,11 +70,18 @@ for q in ("afq", "calq"):
             continue
         r = ratio(q, "queued", k, "fq_codel")
         a, b = spread(q, "queued", k, "fq_codel")
-        verdict = "met" if r >= 1.0 else "within the spread" if b >= 1.0 else "NOT met"
+        met = r >= 1.0
+        verdict = "met" if met else "within the spread" if b >= 1.0 else "NOT met"
         print("%s queued, %d flow%s: %.2fx fq_codel, rounds' quartiles %.2f-%.2f "
               "(goal: at least 1.0x): %s" % (q, k, "s" if k > 1 else "", r, a, b, verdict))
+        bench_record.goal("flows", "%s queued, %d flow%s: at least 1.0x fq_codel"
+                          % (q, k, "s" if k > 1 else ""), met, ratio=r, ratio_q1=a, ratio_q3=b,
+                          verdict=verdict)
     if (q, "queued", lo) in med and (q, "queued", hi) in med and lo != hi:
         a, b = ratio(q, "queued", lo, "pfifo"), ratio(q, "queued", hi, "pfifo")
+        met = b >= 0.9 * a
         print("%s per-packet cost, %d flows against %d: %.2fx pfifo against %.2fx "
               "(goal: does not grow with flows, at least 0.9 of it): %s"
-              % (q, hi, lo, b, a, "met" if b >= 0.9 * a else "NOT met"))
+              % (q, hi, lo, b, a, "met" if met else "NOT met"))
+        bench_record.goal("flows", "%s per-packet cost, %d flows against %d: does not grow "
+                          "with flows" % (q, hi, lo), met, ratio_lo=a, ratio_hi=b)

@@ -15,8 +15,9 @@ senders' qdiscs and the switch's counters) and prints a table per section
 port's drops and peak queue, the pl2 counters summed over the senders),
 the small-RPC p99 ratios against cubic, the cost of pl2 against pfifo,
 and the issue's goals, each computed from the numbers ("goal: ...: met"
-or "NOT met").  Exit status 0 once it printed (goals met or not), 1 if
-DIR holds no meta.
+or "NOT met"), and records them for results.json (bench_record.py).
+Exit status 0 once it printed (goals met or not), 1 if DIR holds no
+meta.
 
 --page writes a results page (scripts/bench: build/bench/pl2-host.md
 after every run that ran the part, Documentation/results/sch_pl2.md with
@@ -32,6 +33,7 @@ import shlex
 import statistics
 import sys
 
+import bench_record
 from perf_report import load, merge_clients, rpc_times
 
 TREE = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -286,8 +288,9 @@ def ratio(a, b):
     return a / b if a is not None and b else None
 
 
-def goal(what, ok, why=""):
+def goal(what, ok, why="", **figures):
     print("goal: %s: %s%s" % (what, "met" if ok else "NOT met", " (%s)" % why if why else ""))
+    bench_record.goal("pl2-host", what, ok, **figures)
 
 
 def pl2_cols(h):
@@ -295,6 +298,14 @@ def pl2_cols(h):
         return "%6s %6s %5s %6s %5s" % ("-", "-", "-", "-", "-")
     return "%6d %6d %5d %6d %5.2f" % (h["rsv"], h["grt"], h["timeouts"], h["bursts"],
                                       h["burst_pkts"] / h["bursts"] if h["bursts"] else 0)
+
+
+def pl2_figures(h):
+    """pl2_cols()'s numbers, for a case"""
+    if not h["with_pl2"]:
+        return dict.fromkeys(("rsv", "grt", "timeouts", "bursts", "pkts_per_burst"))
+    return {"rsv": h["rsv"], "grt": h["grt"], "timeouts": h["timeouts"], "bursts": h["bursts"],
+            "pkts_per_burst": h["burst_pkts"] / h["bursts"] if h["bursts"] else 0}
 
 
 def header(run):
@@ -350,6 +361,14 @@ def tcp_section(run):
             m["issued"], m["completed"], lost, f(r["gp"], "%.2f"),
             f(ratio(r["gp"], p.link), "%.2f"), f(ratio(r["wire"], p.link), "%.2f"),
             r["port"]["peak"], r["port"]["drops"], pl2_cols(r["hosts"])))
+        bench_record.case("pl2-host", "%s %sx" % (r["t"], r["l"]),
+                          small=r.get("n", 0) if r["rpc_ok"] else None,
+                          small_lost=r.get("lost", 0) if r["rpc_ok"] else None,
+                          p50_ms=r.get("p50"), p99_ms=r.get("p99"), max_ms=r.get("max"),
+                          inc_issued=m["issued"], inc_answered=m["completed"], inc_lost=lost,
+                          goodput_mbps=r["gp"], goodput_of_link=ratio(r["gp"], p.link),
+                          wire_of_link=ratio(r["wire"], p.link), peak_pkts=r["port"]["peak"],
+                          drops=r["port"]["drops"], **pl2_figures(r["hosts"]))
     for r in run.tcp:
         notes = []
         m = r["inc"]
@@ -392,6 +411,10 @@ def tcp_section(run):
               % (l, f(ratio(q.get("p99"), c.get("p99")), "%.2fx"),
                  f(ratio(q.get("p50"), c.get("p50")), "%.2fx"),
                  f(ratio(q["gp"], c["gp"]), "%.2fx")))
+        bench_record.case("pl2-host", "cubic-pl2/cubic %sx" % l,
+                          p99_ratio=ratio(q.get("p99"), c.get("p99")),
+                          p50_ratio=ratio(q.get("p50"), c.get("p50")),
+                          goodput_ratio=ratio(q["gp"], c["gp"]))
 
 
 def udp_section(run):
@@ -415,6 +438,11 @@ def udp_section(run):
             r["t"], r["sent"], r["arrived"], f(lost), r["port"]["peak"], r["port"]["drops"],
             f(dl["p50"] / 1e3 if "p50" in dl else None),
             f(dl["p99"] / 1e3 if "p99" in dl else None), pl2_cols(r["hosts"])))
+        bench_record.case("pl2-host", r["t"], sent=r["sent"], arrived=r["arrived"], lost_pct=lost,
+                          peak_pkts=r["port"]["peak"], drops=r["port"]["drops"],
+                          p50_ms=dl["p50"] / 1e3 if "p50" in dl else None,
+                          p99_ms=dl["p99"] / 1e3 if "p99" in dl else None,
+                          **pl2_figures(r["hosts"]))
     for r in run.udp:
         notes = []
         if r["blasts"] < p.n:
@@ -484,6 +512,11 @@ def cost_section(run):
             c["q"], c["round"], c["sent"], c["arrived"], f(c["blast_pps"], "%.0f"),
             f(c["rx_pps"], "%.0f"), f(c["us_pkt"], "%.2f"), f(c["busy_cpus"], "%.2f"), c["wall"],
             "%d" % q.get("rsv", 0) if q else "-", "%d" % q.get("timeouts", 0) if q else "-"))
+        bench_record.case("pl2-host", "cost %s %d" % (c["q"], c["round"]), sent=c["sent"],
+                          arrived=c["arrived"], sent_pps=c["blast_pps"], rcvd_pps=c["rx_pps"],
+                          cpu_us=c["us_pkt"], busy_cpus=c["busy_cpus"], wall_s=c["wall"],
+                          rsv=q.get("rsv", 0) if q else None,
+                          timeouts=q.get("timeouts", 0) if q else None)
     st = cost_stats(run)
     if st:
         def rr(k):
@@ -492,6 +525,8 @@ def cost_section(run):
         print("pl2 / pfifo, median of %d rounds' ratios (range): CPU per datagram %s; rate at the"
               " receiver %s;" % (st["cpu"][3], rr("cpu"), rr("rx")))
         print("  the blaster's rate %s" % rr("tx"))
+        bench_record.case("pl2-host", "cost pl2/pfifo", rounds=st["cpu"][3],
+                          **{k + "_ratio": st[k] and st[k][0] for k in ("cpu", "rx", "tx")})
     if run.cost_sw:
         sw = run.cost_sw
         print("switch over the cost runs: %d RSVs answered, %d packets of other transports"
@@ -514,9 +549,11 @@ def goals(run):
             d = [q["port"]["drops"], q["sw_drops"], q["sw"]["unsol_drop"] if q["sw"] else None]
             ok = q["port"]["drops"] == 0 and q["sw_drops"] == 0 and q["sw"] is not None and \
                 q["sw"]["unsol_drop"] == 0
+            known = [None if x is None or x < 0 else x for x in d]
             goal("TCP at %sx with pl2, zero drops at the switch" % l, ok,
                  "the port %s, the switch's qdiscs %s, its program %s"
-                 % tuple("?" if x is None or x < 0 else x for x in d))
+                 % tuple("?" if x is None else x for x in known),
+                 port_drops=known[0], switch_drops=known[1], program_drops=known[2])
             m = q["inc"]
             lost = m["failed"] + m["unanswered"] + q["inc_dropped"]
             ok = q["rpc_ok"] and not m["missing"] and m["issued"] > 0 and \
@@ -525,12 +562,16 @@ def goals(run):
             goal("TCP at %sx with pl2, every RPC answered" % l, ok,
                  "incast %d of %d, %d lost, %d clients missing; small %d, %d lost"
                  % (m["completed"], m["issued"], lost, m["missing"], q.get("n", 0),
-                    q.get("lost", 0) + q.get("rpc_dropped", 0)))
+                    q.get("lost", 0) + q.get("rpc_dropped", 0)),
+                 inc_answered=m["completed"], inc_issued=m["issued"], inc_lost=lost,
+                 missing=m["missing"], small=q.get("n", 0),
+                 small_lost=q.get("lost", 0) + q.get("rpc_dropped", 0))
             rt = ratio(q.get("p99"), c.get("p99")) if c else None
             goal("TCP at %sx, small-RPC p99 with pl2 at most half of cubic's without" % l,
                  rt is not None and rt <= 0.5,
                  "%s / %s ms = %s" % (f(q.get("p99")), f(c.get("p99") if c else None),
-                                      f(rt, "%.2fx")))
+                                      f(rt, "%.2fx")),
+                 p99_ms=q.get("p99"), cubic_p99_ms=c.get("p99") if c else None, p99_ratio=rt)
     if "udp" in p.sections:
         u, q = run.find_udp("udp"), run.find_udp("udp-pl2")
         if q:
@@ -538,13 +579,16 @@ def goals(run):
                 q["arrived"] == q["sent"] and q["sent"] == p.n * p.udp_count
             goal("UDP at %dx with pl2, zero drops at the switch and every datagram arrives" % p.n,
                  ok, "%d dropped at the port, %d of %d arrived"
-                 % (q["port"]["drops"], q["arrived"], q["sent"]))
+                 % (q["port"]["drops"], q["arrived"], q["sent"]),
+                 port_drops=q["port"]["drops"], switch_drops=q["sw_drops"], arrived=q["arrived"],
+                 sent=q["sent"])
         else:
             goal("UDP at %dx with pl2, zero drops at the switch" % p.n, False, "not run")
         if u:
             goal("UDP at %dx without pl2, most datagrams dropped at the switch (as today)" % p.n,
                  u["sent"] > 0 and u["port"]["drops"] * 2 > u["sent"],
-                 "%d of %d dropped at the port" % (u["port"]["drops"], u["sent"]))
+                 "%d of %d dropped at the port" % (u["port"]["drops"], u["sent"]),
+                 port_drops=u["port"]["drops"], sent=u["sent"])
         else:
             goal("UDP at %dx without pl2, most dropped at the switch" % p.n, False, "not run")
     if "cost" in p.sections:
@@ -553,7 +597,9 @@ def goals(run):
              st is not None,
              "CPU per datagram %s pfifo's, rate at the receiver %s, over %d rounds"
              % (f(st["cpu"][0], "%.2fx"), f(st["rx"][0] if st["rx"] else None, "%.2fx"),
-                st["cpu"][3]) if st else "no round with both")
+                st["cpu"][3]) if st else "no round with both",
+             cpu_ratio=st and st["cpu"][0], rx_ratio=st and st["rx"] and st["rx"][0],
+             rounds=st and st["cpu"][3])
 
 
 def report(d):

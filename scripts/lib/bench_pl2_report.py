@@ -5,9 +5,11 @@
 The PL2 part of `make bench` (scripts/guest/bench-pl2.sh): reads the
 shoal-perf JSON and switch counters of each transport and phase in DIR
 and prints RPC latency, incast goodput, drops and the goals' verdicts
-(PL2 against TCP cubic).  Imports perf_report from scripts/lib."""
+(PL2 against TCP cubic), and records them for results.json
+(bench_record.py).  Imports perf_report from scripts/lib."""
 
 import sys
+import bench_record
 d = sys.argv[1]
 link, incast, qlimit, dur, rsz, rrate, isz, iout = (float(sys.argv[2]), int(sys.argv[3]),
     int(sys.argv[4]), sys.argv[5], int(sys.argv[6]), sys.argv[7], int(sys.argv[8]),
@@ -84,6 +86,11 @@ for t, ph in order:
           f(r.get("p50")), f(r.get("p99")), f(r.get("max")), f(gp, "%.2f"),
           f(ratio(gp, link), "%.2f"), f(ratio(r.get("wire"), link), "%.2f"), r["peak"],
           r["kb"], r["drops"]))
+    bench_record.case("pl2", "%s %s" % (t, ph), rpcs=r.get("n", 0), lost=r.get("lost", 0),
+                      p50_ms=r.get("p50"), p99_ms=r.get("p99"), max_ms=r.get("max"),
+                      incast_mbps=gp, incast_of_link=ratio(gp, link),
+                      wire_of_link=ratio(r.get("wire"), link), peak_pkts=r["peak"],
+                      peak_kb=r["kb"], drops=r["drops"])
 for (t, ph), r in res.items():
     if ph == "incast" and (r.get("inc_ok", 0) < incast or r.get("inc_lost")):
         print("%s incast: %d of %d senders gave a result, %d messages failed or unanswered"
@@ -138,11 +145,22 @@ for t in [t for t, ph in order if ph == "incast" and t != "cubic"]:
     print("  control bytes / data bytes: idle %s, incast %s (the paper: at least 2%%)"
           % tuple(f(100 * over[(t, ph)] if over.get((t, ph)) is not None else None, "%.1f%%")
                   for ph in ("idle", "incast")))
-    def goal(what, ok):
+    pct = {ph: over.get((t, ph)) and 100 * over[(t, ph)] for ph in ("idle", "incast")}
+    bench_record.case("pl2", "%s/cubic" % t, incast_p99_ratio=p99,
+                      idle_p99_ratio=ratio(pd.get("p99"), cd.get("p99")),
+                      incast_over_idle_p99=ratio(pi.get("p99"), pd.get("p99")),
+                      goodput_ratio=gpr, ctl_bytes_pct_idle=pct["idle"],
+                      ctl_bytes_pct_incast=pct["incast"])
+    def goal(what, ok, short, **figures):
         print("  goal: %s: %s" % (what, "met" if ok else "NOT met"))
+        bench_record.goal("pl2", "%s: %s" % (t, short), ok, **figures)
     goal("RPC p99 under the %d-way incast at least 2.27x below cubic's (56 vs 127 us)" % incast,
-         p99 is not None and p99 >= 2.27)
+         p99 is not None and p99 >= 2.27, "RPC p99 under the incast at least 2.27x below"
+         " cubic's", p99_ratio=p99)
     goal("no loss (the port dropped nothing, every message answered)",
          all(res.get((t, ph), {}).get("drops", -1) == 0 and not res[(t, ph)].get("lost")
-             and not res[(t, ph)].get("inc_lost") for ph in ("idle", "incast")))
-    goal("the incast's goodput at least 0.9x cubic's", gpr is not None and gpr >= 0.9)
+             and not res[(t, ph)].get("inc_lost") for ph in ("idle", "incast")), "no loss",
+         drops_idle=pd.get("drops"), drops_incast=pi.get("drops"), lost_idle=pd.get("lost", 0),
+         lost_incast=pi.get("lost", 0), incast_lost=pi.get("inc_lost", 0))
+    goal("the incast's goodput at least 0.9x cubic's", gpr is not None and gpr >= 0.9,
+         "the incast's goodput at least 0.9x cubic's", goodput_ratio=gpr)

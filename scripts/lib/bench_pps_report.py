@@ -5,9 +5,11 @@
 The packets-per-second part of `make bench` (scripts/guest/bench-guest.sh):
 reads SAMPLES (lines "name pps received trimmed round") and prints each
 configuration's median rate, its ratio to the in-tree alternatives in
-the same rounds, and the goals' verdicts."""
+the same rounds, and the goals' verdicts; records them for results.json
+(bench_record.py)."""
 
 import statistics, sys
+import bench_record
 runs, by_round = {}, {}
 for line in open(sys.argv[1]):
     name, pps, got, trimmed, rnd = line.split()
@@ -26,8 +28,10 @@ def row(name, base, note=""):
     v = runs[name]
     lost = sum(count - g for _, g, _ in v) // len(v)
     trimmed = sum(t for _, _, t in v) / (count * len(v))
-    print("%-12s %10.0f %8.2fx %8.0f%% %6d   %s" % (name, med[name], ratio(name, base),
+    r = ratio(name, base)
+    print("%-12s %10.0f %8.2fx %8.0f%% %6d   %s" % (name, med[name], r,
                                                   100 * trimmed, lost, note))
+    bench_record.case("pps", name, pps=med[name], ratio=r, trimmed_pct=100 * trimmed, lost=lost)
 print("Shoal bench: one sender -> switch netns -> receiver, unshaped veth path,")
 print("%d packets a run, median of %d interleaved runs (QEMU TCG: compare ratios)" % (count, rounds))
 print()
@@ -57,8 +61,10 @@ row("tbf-trim", "tbf-pfifo", "trim limit 12: trims it instead (about half)")
 print()
 for a, b, what in (("trim", "pfifo", "at the root"), ("fast-trim", "fast-pfifo", "queued")):
     r = ratio(a, b)
+    met = r >= 0.9
     print("trim, not trimming, %s: %.2fx pfifo (goal: at least 0.90x): %s"
-          % (what, r, "met" if r >= 0.9 else "NOT met"))
+          % (what, r, "met" if met else "NOT met"))
+    bench_record.goal("pps", "trim, not trimming, %s: at least 0.90x pfifo" % what, met, ratio=r)
 # Through sockets and a forwarding netns the qdisc is a small part of the
 # path and these ratios spread by 10% and more: the goal against fq_codel
 # is judged on the qdisc's own cost (bench-flows.sh, pktgen).

@@ -5,10 +5,12 @@
 The Shoal transport part of `make bench` (scripts/guest/bench-shoal.sh):
 reads the shoal-perf JSON, switch queue peaks and CPU samples of every
 transport, workload and load in DIR and prints the goodput, slowdown and
-queue tables against TCP cubic and DCTCP and the goals' verdicts.
+queue tables against TCP cubic and DCTCP and the goals' verdicts, and
+records them for results.json (bench_record.py).
 Imports perf_report from scripts/lib."""
 
 import re, statistics, sys
+import bench_record
 d, n, rtt, qlimit, ecn, dur, rpc_out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), \
     int(sys.argv[4]), int(sys.argv[5]), sys.argv[6], int(sys.argv[7])
 
@@ -50,8 +52,14 @@ for p in ("sird", "cubic"):
           " %.2f CPUs busy = %.0f RPC/s per core; p50 %s us; idle RTT %s us" %
           (rpc_out, "SIRD" if p == "sird" else "TCP ", rate[p][0], cpus, rate[p][2],
            "/".join("%d" % x for x in lat), "/".join("%d" % x for x in rtts[p])))
+    # per client, as printed: p50_us_1, p50_us_2, ..., idle_rtt_us_1, ...
+    per = {"%s_%d" % (k, i + 1): x for k, v in (("p50_us", lat), ("idle_rtt_us", rtts[p]))
+           for i, x in enumerate(v)}
+    bench_record.case("shoal", "rpc " + p, rpc_per_s=rate[p][0], cpus=cpus,
+                      rpc_per_s_per_core=rate[p][2], **per)
 rpc_ratio = rate["sird"][2] / rate["cubic"][2] if rate["cubic"][2] else 0
 print("small-RPC rate per core, SIRD / TCP: %.2fx" % rpc_ratio)
+bench_record.case("shoal", "rpc sird/cubic", per_core_ratio=rpc_ratio)
 print()
 print("slowdown against one ideal for all: idle RTT %d us (the smaller of the two above) +"
       " bytes at the link rate" % rtt)
@@ -106,6 +114,11 @@ for (w, ld, link), ps in cells.items():
         print("%-3s %4s %5s  %-5s %7s %9s %7s %7s %7s %5d %6.0f %6d %5d" % (
             w, ld, link, p, f(r.get("gp"), "%.2f"), msgs, f(r.get("all50")), f(r.get("all99")),
             f(r.get("A99")), r["peak"], r["kb"], r["marks"], r["drops"]))
+        bench_record.case("shoal", "%s %s %s" % (w, ld, p), link_mbps=float(link),
+                          goodput_mbps=r.get("gp"), msgs=r.get("issued", 0),
+                          lost=r.get("lost", 0), sd_p50=r.get("all50"), sd_p99=r.get("all99"),
+                          a_p99=r.get("A99"), peak_pkts=r["peak"], peak_kb=r["kb"],
+                          marks=r["marks"], drops=r["drops"])
     s, c, dc = ps.get("sird"), ps.get("cubic"), ps.get("dctcp")
     if not (s and c and dc):
         continue
@@ -150,6 +163,8 @@ for (w, link), top in wl_peak.items():
     wl_half.append(top["sird"] <= 0.5 * min(top["cubic"], top["dctcp"]))
     wl_below.append(top["sird"] <= min(top["cubic"], top["dctcp"]))
     line.append("%s %.0f/%.0f/%.0f" % (w, top["sird"], top["cubic"], top["dctcp"]))
+    bench_record.case("shoal", w + " peak", sird_kb=top["sird"], cubic_kb=top["cubic"],
+                      dctcp_kb=top["dctcp"])
 print("peak queue per workload, the highest over its loads (KB, SIRD/cubic/DCTCP): " + ", ".join(line))
 mean = {p: statistics.mean(v) if v else 0 for p, v in wl_ratio.items()}
 print("  SIRD's over the workloads, mean: %.2fx cubic's, %.2fx DCTCP's; at most half of both"
@@ -158,11 +173,16 @@ print("  SIRD's over the workloads, mean: %.2fx cubic's, %.2fx DCTCP's; at most 
 
 def goal(what, v, unit="cells"):
     ok = sum(v)
-    print("goal: %s: %s (%d of %d %s)" % (what, "met" if v and ok == len(v) else "NOT met", ok, len(v), unit))
+    met = v and ok == len(v)
+    print("goal: %s: %s (%d of %d %s)" % (what, "met" if met else "NOT met", ok, len(v), unit))
+    bench_record.goal("shoal", what, met, **{"met_" + unit: ok, unit: len(v)})
 q_ok = bool(wl_below) and all(wl_below) and mean["cubic"] <= 0.5 and mean["dctcp"] <= 0.5
 print("goal: peak switch queue far below TCP's and DCTCP's (the paper's max ToR queuing: each"
       " workload's highest peak over its loads, on average at most half of each TCP's and in no"
       " workload above either): %s (%.2fx, %.2fx; below both in %d of %d workloads)" % (
       "met" if q_ok else "NOT met", mean["cubic"], mean["dctcp"], sum(wl_below), len(wl_below)))
+bench_record.goal("shoal", "peak switch queue far below TCP's and DCTCP's", q_ok,
+                  cubic_ratio=mean["cubic"], dctcp_ratio=mean["dctcp"],
+                  below_workloads=sum(wl_below), workloads=len(wl_below))
 goal("goodput within 10% of the best", verdict["gp"])
 goal("p99 slowdown of small messages (A) below TCP cubic's", verdict["a99"])

@@ -11,10 +11,12 @@ port's tc -s -j dump (NAME.qdisc), every host's Shoal counters before and
 after (NAME.stats0/1), and for the overload runs the port's byte samples
 (NAME.port) and the receiver's per-sender filter counters (NAME.rx0/1).
 Prints the tables, the ratios against TCP cubic and DCTCP and issue 22's
-goals with their verdicts, computed by shoal_cells.py.
+goals with their verdicts, computed by shoal_cells.py, and records them
+for results.json (bench_record.py).
 Imports perf_report and shoal_cells from scripts/lib."""
 
 import io, statistics, sys
+import bench_record
 from perf_report import load, stats
 from shoal_cells import busy, cell, control, failures, goals, jain, ratio, tally
 
@@ -37,6 +39,15 @@ def qdisc(name):
     kid = [x for x in q if x.get("handle") == "10:"]
     root = [x for x in q if x.get("root")]
     return (kid[0] if kid else {}), (root[0] if root else {})
+
+
+def judged(what, vs, short=None, **figures):
+    """tally(WHAT, VS), its verdict recorded as SHORT (or WHAT) with FIGURES"""
+    ok = sum(1 for v in vs if v)
+    # tally()'s own verdict
+    bench_record.goal("shoal-trim", short or what, vs and ok == len(vs), met_cells=ok,
+                      cells=len(vs), **figures)
+    return tally(what, vs)
 
 
 def lines(path):
@@ -105,6 +116,12 @@ for (w, ld, link), ps in cells.items():
             f(r["p99"]) + ("" if r["pooled"] else "*"), msgs,
             f(r["trims"], "%d"), f(r["drops"], "%d"), f(r["marks"], "%d"),
             f(c and c[2], "%.2f"), f(c and c[3] is not None and c[3] * 100 or None, "%.1f%%")))
+        bench_record.case("shoal-trim", "%s %s %s" % (w, ld, t), link_mbps=float(link),
+                          goodput_mbps=r["gp"], p50_ms=r["p50"], p99_ms=r["p99"],
+                          pooled=r["pooled"], msgs=r["issued"], failed=r["failed"],
+                          unanswered=r["unanswered"], missing=r["missing"], trims=r["trims"],
+                          drops=r["drops"], marks=r["marks"], ctl_per_pkt=c and c[2],
+                          ctl_bytes_pct=c and c[3] is not None and c[3] * 100 or None)
 lost = [(w, ld, t, r) for (w, ld, _), ps in cells.items() for t, r in ps.items()
         if r["lost"] or r["missing"]]
 for w, ld, t, r in lost:
@@ -167,10 +184,16 @@ for st in SHOAL:
             out.append("%s p99 %s%s p50 %s%s goodput %s" % (
                 t, g["p99"][2], floor(s["floor_p99"], ps[t]["p99"]), g["p50"][2],
                 floor(s["floor_p50"], ps[t]["p50"]), g["gp"][2]))
+            bench_record.case("shoal-trim", "%s %s %s/%s" % (w, ld, st, t),
+                              p99_ratio=ratio(s["p99"], ps[t]["p99"]),
+                              p50_ratio=ratio(s["p50"], ps[t]["p50"]),
+                              goodput_ratio=ratio(s["gp"], ps[t]["gp"]),
+                              p99_floor_ratio=ratio(s["floor_p99"], ps[t]["p99"]),
+                              p50_floor_ratio=ratio(s["floor_p50"], ps[t]["p50"]))
         print("  %-12s %4s: %s" % (w, ld, "; ".join(out)))
     print()
-    print(tally("every %s message completes" % name_s,
-                vs["cubic"]["complete"] or vs["dctcp"]["complete"]))
+    print(judged("every %s message completes" % name_s,
+                 vs["cubic"]["complete"] or vs["dctcp"]["complete"]))
     for t in TCPS:
         if not vs[t]["p99"]:
             continue
@@ -178,12 +201,14 @@ for st in SHOAL:
         print("issue 22's goals, %s against %s%s:" % (
             name_s, name, "" if t == "cubic" else
             " (the issue sets them against cubic; the same bars)"))
-        print("  " + tally("p99 at most half of %s's" % name, vs[t]["p99"]))
+        print("  " + judged("p99 at most half of %s's" % name, vs[t]["p99"],
+                            "%s p99 at most half of %s's" % (name_s, name)))
         reachable(vs[t]["p99_reach"], out_of_reach[t]["p99"], "half of %s's p99" % name)
-        print("  " + tally("p50 no worse than %s's" % name, vs[t]["p50"]))
+        print("  " + judged("p50 no worse than %s's" % name, vs[t]["p50"],
+                            "%s p50 no worse than %s's" % (name_s, name)))
         reachable(vs[t]["p50_reach"], out_of_reach[t]["p50"], "%s's p50" % name)
-        print("  " + tally("goodput at least %s's (within 2%%: the same arrivals)" % name,
-                           vs[t]["gp"]))
+        print("  " + judged("goodput at least %s's (within 2%%: the same arrivals)" % name,
+                            vs[t]["gp"], "%s goodput at least %s's" % (name_s, name)))
     if ctl:
         print("%s's control, over the cells: %.2f-%.2f packets per DATA packet, %.1f-%.1f%% of"
               " DATA's bytes on the wire (the issue asks for a bounded share and sets no bound:"
@@ -240,15 +265,24 @@ for row in over:
     fair = 1 / (ns + 1)
     j = jain(got) if ns else None
     kid, _ = qdisc(name)
-    drops = kid.get("drops")
+    drops, trims = kid.get("drops"), None
     if kid.get("trim_arrival") is not None:
-        drops = "%s+%dt" % (drops, kid.get("trim_arrival", 0) + kid.get("trim_tail", 0))
+        trims = kid.get("trim_arrival", 0) + kid.get("trim_tail", 0)
+        drops = "%s+%dt" % (drops, trims)
     print("%-10s %-5s %6s %7s %14s %-20s %12s %6s %5.2f %6s %6s" % (
         label, tcp, f(b and b * 100, "%.0f%%"), f(both["gp"], "%.2f"),
         "%d/%d" % (sird["completed"], sird["issued"]) if ns else "-",
         "%s, %d" % (failures(sird), sird["unanswered"]) if ns else "-",
         "%d/%d" % (tc["completed"], tc["issued"]), f(share, "%.2f"), fair, f(j, "%.2f"),
         drops if drops is not None else "-"))
+    bench_record.case("shoal-trim", "over %s %s" % (label, tcp), busy_pct=b and b * 100,
+                      goodput_mbps=both["gp"], sird_completed=sird["completed"] if ns else None,
+                      sird_issued=sird["issued"] if ns else None,
+                      sird_failed=sird["failed"] if ns else None,
+                      sird_unanswered=sird["unanswered"] if ns else None,
+                      tcp_completed=tc["completed"], tcp_issued=tc["issued"],
+                      tcp_failed=tc["failed"], tcp_unanswered=tc["unanswered"],
+                      tcp_share=share, fair=fair, jain=j, drops=kid.get("drops"), trims=trims)
     if tc["lost"] or tc["missing"]:
         why = ""
         if tc["missing"]:
@@ -266,11 +300,15 @@ for row in over:
         checks["jain"].append(j is not None and j >= 0.95)
 print()
 print("issue 22's overload goals (every queue, with each TCP):")
-print("  " + tally("the port at least 90% busy", checks["busy"]) +
+print("  " + judged("the port at least 90% busy", checks["busy"],
+                    "overload: the port at least 90% busy",
+                    ref_busy_pct=ref_busy and ref_busy * 100) +
       "; the TCP sender alone at %gx through pfifo kept it %s busy (what the emulated port"
       " delivers)" % (over_load, f(ref_busy and ref_busy * 100, "%.0f%%")))
-print("  " + tally("no message fails (no errno; unanswered after the drain are reported, not"
-                   " judged)", checks["fail"]))
-print("  " + tally("TCP gets its share (at least 0.8 of 1 / senders)", checks["share"]))
+print("  " + judged("no message fails (no errno; unanswered after the drain are reported, not"
+                    " judged)", checks["fail"], "overload: no message fails"))
+print("  " + judged("TCP gets its share (at least 0.8 of 1 / senders)", checks["share"],
+                    "overload: TCP gets its share"))
 if checks["jain"]:
-    print("  " + tally("afq: Jain >= 0.95 over the senders", checks["jain"]))
+    print("  " + judged("afq: Jain >= 0.95 over the senders", checks["jain"],
+                        "overload: afq: Jain >= 0.95 over the senders"))

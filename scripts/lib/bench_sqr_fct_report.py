@@ -6,9 +6,11 @@ The short-flows-across-failures part of `make bench`
 (scripts/guest/bench-sqr-fct.sh): reads each configuration's flow JSON
 and counters in DIR and prints the completion-time percentiles, the
 flows slower than the minimum RTO, the sender's timeouts, and an SVG plot
-of the distributions (svgplot from TESTING_LIB)."""
+of the distributions (svgplot from TESTING_LIB); records the table for
+results.json (bench_record.py)."""
 
 import json, os, sys
+import bench_record
 sys.path.insert(0, sys.argv[2])
 import svgplot
 d = sys.argv[1]
@@ -31,6 +33,10 @@ for line in open(os.path.join(d, "runs")):
     print("%-10s %6d %6.1f %6.1f %7.1f %7.1f %8.1f %8.1f %5d %5s %8s %6s %5s" % (
         name, len(v), pct(v, 50), pct(v, 95), pct(v, 99), pct(v, 99.9), v[-1],
         sum(v) / len(v), sum(1 for x in v if x > 200), rto, outages, drops, lost))
+    bench_record.case("sqr-fct", name, flows=len(v), p50_ms=pct(v, 50), p95_ms=pct(v, 95),
+                      p99_ms=pct(v, 99), p99_9_ms=pct(v, 99.9), max_ms=v[-1],
+                      mean_ms=sum(v) / len(v), slow=sum(1 for x in v if x > 200),
+                      rto=int(rto), outages=int(outages), drops=int(drops), lost=int(lost))
     step = max(1, len(v) // 300)
     series[name] = [(x, (i + 1) / len(v)) for i, x in enumerate(v)][::step] + [(v[-1], 1.0)]
 path = os.path.join(d, "sqr-fct-cdf.svg")

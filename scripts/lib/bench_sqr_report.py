@@ -6,9 +6,11 @@ The sqr part of `make bench` (scripts/guest/bench-sqr.sh): reads SAMPLES
 (lines "name pps round") and prints each configuration's rate as a ratio
 to pfifo's (median of the rounds) with the goal's verdict, then the
 MEMORY lines ("hold pps pkts bytes mem cached") as a table against the
-rate x hold the model expects."""
+rate x hold the model expects; records them for results.json
+(bench_record.py)."""
 
 import statistics, sys
+import bench_record
 by_round, runs = {}, {}
 for line in open(sys.argv[1]):
     name, pps, rnd = line.split()
@@ -36,17 +38,29 @@ for name in ("pfifo", "sqr-0", "sqr-1ms", "sqr-10ms", "sqr-1ms-clones", "sqr-1ms
     m, a, b = ratio(name)
     kpps = statistics.median(runs[name]) / 1000
     print("%-14s %8.0f kpps %5.2fx (%.2f-%.2f)  %s" % (name, kpps, m, a, b, notes[name]))
+    bench_record.case("sqr", name, kpps=kpps, ratio=m, ratio_q1=a, ratio_q3=b)
 m, a, b = ratio("sqr-1ms")
+met = m >= 0.8
+verdict = "met" if met else "within the spread" if b >= 0.8 else "NOT met"
 print("sqr copying every packet for 1 ms (ring buffer): %.2fx pfifo (goal: at least 0.8x): %s"
-      % (m, "met" if m >= 0.8 else "within the spread" if b >= 0.8 else "NOT met"))
+      % (m, verdict))
+bench_record.goal("sqr", "sqr copying every packet for 1 ms: at least 0.8x pfifo", met,
+                  ratio=m, ratio_q1=a, ratio_q3=b, verdict=verdict)
 print()
 print("== sqr: memory held against hold (peak of the ring; mem is the ring buffer")
 print("   the copies fill: each frame and its 48-byte record)")
 print("%-7s %9s %11s %11s %11s %12s %10s" % ("hold", "rate pps", "peak pkts", "rate x hold",
                                             "peak bytes", "peak mem", "mem/pkt"))
 scale = {"us": 1e-6, "ms": 1e-3}
+seen = {}
 for line in open(sys.argv[2]):
     hold, pps, pkts, byts, mem, cached = line.split()
     h = float(hold[:-2]) * scale[hold[-2:]]
     print("%-7s %9d %11s %11.0f %11s %12s %10.0f" % (hold, int(pps), pkts, int(pps) * h, byts,
                                                     mem, int(mem) / max(1, int(pkts))))
+    # each hold runs at full rate, then at a tenth of it (bench-sqr.sh)
+    seen[hold] = seen.get(hold, 0) + 1
+    bench_record.case("sqr", "hold %s #%d" % (hold, seen[hold]), rate_pps=int(pps),
+                      peak_pkts=int(pkts), rate_x_hold_pkts=int(pps) * h,
+                      peak_bytes=int(byts), peak_mem_bytes=int(mem),
+                      mem_per_pkt_bytes=int(mem) / max(1, int(pkts)))
