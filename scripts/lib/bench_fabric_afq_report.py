@@ -7,9 +7,11 @@ reads the runs it recorded in DIR/runs (every host's fctload.py JSON and
 every switch's qdiscs) and prints, per workload and load, the mean and p99
 completion time of the short flows (under 100 KB) and the mean of all for
 each configuration, the ports' drops and CE marks, afq's short-flow times
-against each other configuration's, and SVG plots in DIR."""
+against each other configuration's, and SVG plots in DIR; records them
+for results.json (bench_record.py)."""
 
 import json, os, statistics, sys
+import bench_record
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../tools/testing/lib"))
@@ -81,6 +83,11 @@ for w in sorted({k[0] for k in res}):
             print("%-15s %4d%% %6d %11.1f %10.1f %9.1f %7d %7d%s" %
                   (c, load, r["n"], r["short_mean"], r["short_p99"], r["all_mean"],
                    r["drops"], r["marks"], bad))
+            bench_record.case("fabric-afq", "%s %s %d" % (w, c, load), load_pct=load,
+                              flows=r["n"], short_mean_ms=r["short_mean"],
+                              short_p99_ms=r["short_p99"], all_mean_ms=r["all_mean"],
+                              drops=r["drops"], marks=r["marks"], failed=r["failed"],
+                              unfinished=r["unfinished"], missing_hosts=r["missing"])
     print("(ms; short: flows under 100 KB; drops, marks: over every switch port)")
     for key, what in (("short_p99", "p99"), ("short_mean", "mean")):
         path = os.path.join(d, "fct-%s-%s.svg" % (w, what))
@@ -103,18 +110,26 @@ for w in sorted({k[0] for k in res}):
                 continue
             print("  %-15s p99 %5.2fx  mean %5.2fx" %
                   (c, r["short_p99"] / a["short_p99"], r["short_mean"] / a["short_mean"]))
+            bench_record.case("fabric-afq", "%s %s %d/afq" % (w, c, load),
+                              p99_ratio=r["short_p99"] / a["short_p99"],
+                              mean_ratio=r["short_mean"] / a["short_mean"])
     # the thesis's claims, against the best of each TCP's configurations
     for tcp, claim in (("dctcp", 2.0), ("cubic", 10.0)):
-        ratios = []
+        ratios, at = [], []
         for load in loads:
             a = res.get((w, load, "afq"))
             rs = [res[(w, load, c)] for c in confs
                   if c.startswith(tcp + "-") and (w, load, c) in res]
             if a and a["short_mean"] and rs:
                 ratios.append(min(r["short_mean"] for r in rs) / a["short_mean"])
+                at.append(load)
         if ratios:
+            ok = min(ratios) >= claim / 2
             print("%s: the thesis's short flows about %gx faster with afq than with %s: %s "
                   "(at least half that at every load; %s's best configuration over afq, "
                   "mean: %s at loads %s)" %
-                  (w, claim, tcp, "reproduced" if min(ratios) >= claim / 2 else "not reproduced",
+                  (w, claim, tcp, "reproduced" if ok else "not reproduced",
                    tcp, "/".join("%.2fx" % x for x in ratios), "/".join(map(str, loads))))
+            bench_record.goal("fabric-afq", "%s: short flows about %gx faster with afq than with"
+                              " %s" % (w, claim, tcp), ok, min_ratio=min(ratios),
+                              **{"ratio_load%d" % x: y for x, y in zip(at, ratios)})

@@ -9,12 +9,15 @@ usage: bench_fabric_ndp_report.py DIR MBIT
 Prints the tables, the comparisons with the NDP paper and a verdict line
 on each of its claims ("claim: ...: reproduced", "not reproduced" or "not
 measured"), computed from the files in DIR, and draws incast.svg,
-ping-cdf.svg and paths.svg there (svgplot).
+ping-cdf.svg and paths.svg there (svgplot); records them for results.json
+(bench_record.py).
 """
 import json
 import os
 import re
 import sys
+
+import bench_record
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "..", "tools", "testing", "lib"))
@@ -37,8 +40,9 @@ PING_FACTOR = 14
 PING_NONE_MS = 0.01
 
 
-def claim(what, ok, why):
+def claim(what, ok, why, short, **figures):
     print("claim: %s: %s (%s)" % (what, "reproduced" if ok else "not reproduced", why))
+    bench_record.goal("fabric-ndp", short, ok, **figures)
 
 
 def pct(v, p):
@@ -98,6 +102,12 @@ def ping_report(d, mbit):
               (name, pct(idle, 50), pct(load, 50), pct(load, 99), added,
                added * 1000 / pkt_us, sent - got, sent, goodput,
                "-" if peak is None else peak, trims if peak is not None else drops))
+        bench_record.case("fabric-ndp", "ping " + name, idle_p50_ms=pct(idle, 50),
+                          load_p50_ms=pct(load, 50), load_p99_ms=pct(load, 99),
+                          added_p50_ms=added, added_pkts=added * 1000 / pkt_us,
+                          lost=sent - got, sent=sent, goodput_mbps=goodput, peak_pkts=peak,
+                          trims=trims if peak is not None else None,
+                          drops=drops if peak is None else None)
         n = len(load)
         series[name] = [(t, (i + 1) / n) for i, t in enumerate(sorted(load))]
         if name == "cubic-fifo200":
@@ -117,7 +127,9 @@ def ping_report(d, mbit):
         claim("trimming adds at least %dx less to ping's median during an incast than a"
               " 200-packet FIFO (NDP Fig. 13)" % PING_FACTOR,
               a > 0 and (b <= PING_NONE_MS or a / b >= PING_FACTOR),
-              "%.2f ms against %.2f ms" % (b, a))
+              "%.2f ms against %.2f ms" % (b, a),
+              "trimming adds at least %dx less to ping's median than a 200-packet FIFO"
+              % PING_FACTOR, added_fifo_ms=a, added_trim_ms=b)
     if series:
         svgplot.plot(os.path.join(d, "ping-cdf.svg"),
                      "ping RTT to h1 during a 9-sender incast",
@@ -149,6 +161,10 @@ def paths_report(d, mbit):
               " trials with a flow below %d%% of its link: %d of %d" %
               ("", what, sum(allr) / max(1, len(flows)), 3 * mbit,
                min(allr) if allr else 0, SHORT * 100, short, len(flows)))
+        bench_record.case("fabric-ndp", "paths " + name,
+                          sum_mbps=sum(allr) / max(1, len(flows)),
+                          slowest_mbps=min(allr) if allr else 0, short_trials=short,
+                          trials=len(flows))
         series[name] = slowest
         shorts[name] = (short, len(flows))
     print("(NDP's testbed, 25 Gbit/s: ECMP often put two flows on one spine,"
@@ -157,12 +173,15 @@ def paths_report(d, mbit):
         k, n = shorts["cubic-ecmp"]
         claim("with ECMP's hash some trials put two flows on one spine (NDP's testbed)",
               k > 0, "%d of %d trials with a flow below %d%% of its link" %
-              (k, n, SHORT * 100))
+              (k, n, SHORT * 100), "with ECMP's hash some trials put two flows on one spine",
+              short_trials=k, trials=n)
     if "sird-spray" in shorts:
         k, n = shorts["sird-spray"]
         claim("sprayed per packet, all three flows keep their links in every trial"
               " (NDP's testbed)", n > 0 and k == 0,
-              "%d of %d trials with a flow below %d%% of its link" % (k, n, SHORT * 100))
+              "%d of %d trials with a flow below %d%% of its link" % (k, n, SHORT * 100),
+              "sprayed per packet, all three flows keep their links in every trial",
+              short_trials=k, trials=n)
     if series:
         svgplot.plot(os.path.join(d, "paths.svg"),
                      "three flows over three spines: the slowest flow",
@@ -222,6 +241,10 @@ def incast_report(d, mbit):
             print("%-6s %4d %7d %7.1fMb/s %6.0f%% %9.3f %8d %7d %5d/%d" %
                   (proto, r, len(pairs), got, 100 * share, jain(sent), trims,
                    drops, dpeak, hpeak))
+            bench_record.case("fabric-ndp", "incast %s %d" % (proto, r), senders=len(pairs),
+                              goodput_mbps=got, of_link_pct=100 * share, jain=jain(sent),
+                              trimmed=trims, dropped=drops, peak_data_pkts=dpeak,
+                              peak_hdr_pkts=hpeak)
             series.setdefault(proto, []).append((r, 100 * share))
             shares.setdefault(r, {})[proto] = share
     print("(goodput: bytes into the receivers over the middle of the run, all"
@@ -237,11 +260,14 @@ def incast_report(d, mbit):
                 " Tofino runs: within 5%% of ideal)" % r)
         got = "SIRD %.0f%%, %s" % (100 * sh["sird"], ", ".join(
             "%s %.0f%%" % (p, 100 * x) for p, x in sorted(sh.items()) if p != "sird"))
+        short = "SIRD's goodput within 5%% of the receivers' links, incast to %d" % r
+        figures = {"%s_of_link_pct" % p: 100 * x for p, x in sh.items()}
         if max(sh.values()) < CARRIED:
             print("claim: %s: not measured (no transport reached %d%% of the receivers'"
                   " links: %s)" % (what, CARRIED * 100, got))
+            bench_record.goal("fabric-ndp", short, False, measured=False, **figures)
         else:
-            claim(what, sh["sird"] >= 0.95, got)
+            claim(what, sh["sird"] >= 0.95, got, short, **figures)
     if series:
         svgplot.plot(os.path.join(d, "incast.svg"),
                      "incasts: the receivers' goodput", "receivers",

@@ -7,10 +7,11 @@ reads each transport's and phase's files in DIR (shoal-perf JSON of the
 RPC client and the incast or all-to-all senders, every host port's qdisc,
 every host's Shoal counters) and prints a line a phase, PL2's counters,
 and the verdicts against TCP cubic computed from them, a line each naming
-its phase.  An incast is judged at h1's port, the all-to-all (a2a) at
-every host port."""
+its phase, and records them for results.json (bench_record.py).  An
+incast is judged at h1's port, the all-to-all (a2a) at every host port."""
 
 import os, sys
+import bench_record
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf_report import load, rpc_times, stats  # noqa: E402
@@ -82,6 +83,11 @@ for t, ph in order:
         t, ph, "%d" % r.get("n", 0) + ("(%d)" % r["lost"] if r.get("lost") else ""),
         f(r.get("p50")), f(r.get("p99")), f(r.get("max")), f(r.get("gp"), "%.2f"),
         f(ratio(r.get("gp"), r["ideal"]), "%.2f"), r["peak"], r["drops"]))
+    bench_record.case("fabric-pl2", "%s %s" % (t, ph), rpcs=r.get("n", 0),
+                      lost=r.get("lost", 0), p50_ms=r.get("p50"), p99_ms=r.get("p99"),
+                      max_ms=r.get("max"), incast_mbps=r.get("gp"),
+                      of_link=ratio(r.get("gp"), r["ideal"]), peak_pkts=r["peak"],
+                      drops=r["drops"])
 print("(RPCs: completed (failed or unanswered); incast: Mbit/s answered over the longest "
       "sender's time, and of h1's link\n"
       " (a2a: of the 10 hosts' links); peak, drops: h1's port's longest data queue in packets, "
@@ -99,6 +105,12 @@ for (t, ph) in order:
           (t, ph, s.get("tx_rsv", 0), s.get("rx_grt", 0), s.get("pl2_grt_stale", 0),
            s.get("pl2_rsv_timeout", 0), s.get("pl2_unsol", 0), s.get("pl2_unsol_resent", 0),
            s.get("tx_retx_packets", 0)))
+    bench_record.case("fabric-pl2", "%s %s hosts" % (t, ph), rsvs=s.get("tx_rsv", 0),
+                      grts=s.get("rx_grt", 0), grts_stale=s.get("pl2_grt_stale", 0),
+                      rsv_timeouts=s.get("pl2_rsv_timeout", 0),
+                      unsol_bursts=s.get("pl2_unsol", 0),
+                      unsol_resent=s.get("pl2_unsol_resent", 0),
+                      data_resent=s.get("tx_retx_packets", 0))
 print()
 for ph in [ph for t, ph in order if t == "pl2" and ph not in ("idle", "a2a")]:
     p, c = res.get(("pl2", ph), {}), res.get(("cubic", ph), {})
@@ -106,21 +118,42 @@ for ph in [ph for t, ph in order if t == "pl2" and ph not in ("idle", "a2a")]:
     gpr = ratio(p.get("gp"), c.get("gp"))
     print("%s: RPC p99 cubic / PL2 %s; incast goodput PL2 / cubic %s" %
           (ph, f(p99, "%.2fx"), f(gpr, "%.2fx")))
+    bench_record.case("fabric-pl2", "%s cubic/pl2" % ph, p99_cubic_over_pl2=p99,
+                      goodput_pl2_over_cubic=gpr)
+    ok = p99 is not None and p99 >= 2.27
     print("  goal, %s: RPC p99 at least 2.27x below cubic's (the paper's 127 / 56 us): %s" %
-          (ph, "met" if p99 is not None and p99 >= 2.27 else "NOT met"))
+          (ph, "met" if ok else "NOT met"))
+    bench_record.goal("fabric-pl2", "%s: RPC p99 at least 2.27x below cubic's" % ph, ok,
+                      p99_cubic_over_pl2=p99)
+    ok = (p.get("drops", -1) == 0 and not p.get("lost") and not p.get("inc_lost")
+          and p.get("inc_ok") == p.get("senders"))
     print("  goal, %s: PL2 loses nothing (h1's port dropped nothing, every message answered): %s" %
-          (ph, "met" if p.get("drops", -1) == 0 and not p.get("lost") and not p.get("inc_lost")
-           and p.get("inc_ok") == p.get("senders") else "NOT met"))
+          (ph, "met" if ok else "NOT met"))
+    bench_record.goal("fabric-pl2", "%s: PL2 loses nothing" % ph, ok, drops=p.get("drops"),
+                      lost=p.get("lost", 0), incast_lost=p.get("inc_lost"),
+                      incast_results=p.get("inc_ok"), senders=p.get("senders"))
+    ok = gpr is not None and gpr >= 0.9
     print("  goal, %s: the incast's goodput at least 0.9x cubic's: %s" %
-          (ph, "met" if gpr is not None and gpr >= 0.9 else "NOT met"))
+          (ph, "met" if ok else "NOT met"))
+    bench_record.goal("fabric-pl2", "%s: the incast's goodput at least 0.9x cubic's" % ph, ok,
+                      goodput_pl2_over_cubic=gpr)
 if ("pl2", "a2a") in res:
     p, c = res[("pl2", "a2a")], res.get(("cubic", "a2a"), {})
     gpr = ratio(p.get("gp"), c.get("gp"))
     print("a2a: goodput PL2 / cubic %s, host ports' drops %d against %d; RPC p99 cubic / PL2 %s" %
           (f(gpr, "%.2fx"), p["drops"], c.get("drops", -1),
            f(ratio(c.get("p99"), p.get("p99")), "%.2fx")))
+    bench_record.case("fabric-pl2", "a2a cubic/pl2", goodput_pl2_over_cubic=gpr,
+                      drops_pl2=p["drops"], drops_cubic=c.get("drops", -1),
+                      p99_cubic_over_pl2=ratio(c.get("p99"), p.get("p99")))
+    ok = p["drops"] == 0 and not p.get("lost") and not p["inc_lost"] and p["inc_ok"] == p["senders"]
     print("  goal, a2a: PL2 loses nothing (no host port dropped, every message answered): %s" %
-          ("met" if p["drops"] == 0 and not p.get("lost") and not p["inc_lost"]
-           and p["inc_ok"] == p["senders"] else "NOT met"))
+          ("met" if ok else "NOT met"))
+    bench_record.goal("fabric-pl2", "a2a: PL2 loses nothing", ok, drops=p["drops"],
+                      lost=p.get("lost", 0), incast_lost=p["inc_lost"],
+                      incast_results=p["inc_ok"], senders=p["senders"])
+    ok = gpr is not None and gpr >= 0.9
     print("  goal, a2a: the all-to-all's goodput at least 0.9x cubic's: %s" %
-          ("met" if gpr is not None and gpr >= 0.9 else "NOT met"))
+          ("met" if ok else "NOT met"))
+    bench_record.goal("fabric-pl2", "a2a: the all-to-all's goodput at least 0.9x cubic's", ok,
+                      goodput_pl2_over_cubic=gpr)

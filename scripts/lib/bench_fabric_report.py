@@ -7,10 +7,12 @@ each transport's files in DIR/TRANSPORT (shoal-perf JSON of the incast
 and of tenant 1, the tenants' byte counters at h13, every host's
 retransmission timeouts, every switch's qdiscs, the TCP RPCs) and prints
 one line per transport, the ratios of Shoal's to the others' and the
-verdicts on issue 23's goals computed from them.  A "?" after done/issued:
-a client's JSON is missing (it died or was killed)."""
+verdicts on issue 23's goals computed from them, and records them for
+results.json (bench_record.py).  A "?" after done/issued: a client's JSON
+is missing (it died or was killed)."""
 
 import json, sys
+import bench_record
 
 from perf_report import load, merge_clients
 
@@ -84,6 +86,11 @@ def ms(us):
     return "-" if us is None else "%.0f" % (us / 1000)
 
 
+def ms_v(us):
+    """ms()'s figure for bench_record"""
+    return None if us is None else us / 1000
+
+
 print("Fabric: the composed load on tools/testing/fabrics/composed.fab (16 hosts, 4 leaves,"
       " 2 spines, 5 Mbit/s to hosts),")
 print("%s s of arrivals: an incast into h1 from 15 hosts (30 KB RPCs, %s of its link),"
@@ -113,6 +120,15 @@ for t in transports:
         "%d/%d" % (ten["completed"], ten["failed"]), row[t]["rto"],
         "%.2f/%.2f" % sh[:2] if sh else "-", h1, core,
         "%s (%d)" % (ms(p99_rpc), n_rpc), sh[3] if sh else "-"))
+    bench_record.case("fabric", t, incast_p50_ms=ms_v(pct(lat, 0.5)),
+                      incast_p99_ms=ms_v(pct(lat, 0.99)),
+                      incast_max_ms=ms_v(lat[-1] if lat else None), done=inc["completed"],
+                      issued=inc["issued"], missing_clients=inc["missing"],
+                      failed=inc["failed"], unanswered=inc["unanswered"],
+                      tenant1_done=ten["completed"], tenant1_failed=ten["failed"],
+                      rtos=row[t]["rto"], share_t1=sh[0] if sh else None,
+                      share_t2=sh[1] if sh else None, h1_peak_pkts=h1, core_peak_pkts=core,
+                      rpc_p99_ms=ms_v(p99_rpc), rpcs=n_rpc, busy_pct=sh[3] if sh else None)
 print()
 if "shoal" in row:
     for t in transports:
@@ -121,6 +137,8 @@ if "shoal" in row:
         print("incast, shoal / %s: p50 %.2fx, p99 %.2fx; retransmission timeouts %s against %s"
               % (t, row["shoal"]["p50"] / row[t]["p50"], row["shoal"]["p99"] / row[t]["p99"],
                  row["shoal"]["rto"], row[t]["rto"]))
+        bench_record.case("fabric", "shoal/" + t, p50_ratio=row["shoal"]["p50"] / row[t]["p50"],
+                          p99_ratio=row["shoal"]["p99"] / row[t]["p99"])
 
 
 def verdict(ok):
@@ -135,13 +153,19 @@ if "shoal" in row:
     for t in transports:
         if t == "shoal" or not row[t]["p99"] or not s["p99"]:
             continue
+        ok = s["p99"] <= row[t]["p99"] / 2
         print("goal: the incast's p99 with shoal at most half of %s's (issue 22's goal on one "
-              "switch): %s (%.2fx)" % (t, verdict(s["p99"] <= row[t]["p99"] / 2),
-                                       s["p99"] / row[t]["p99"]))
+              "switch): %s (%.2fx)" % (t, verdict(ok), s["p99"] / row[t]["p99"]))
+        bench_record.goal("fabric", "the incast's p99 with shoal at most half of %s's" % t, ok,
+                          p99_ratio=s["p99"] / row[t]["p99"])
+    ok = s["rto"] == 0
     print("goal: no retransmission timeout on any host of the shoal fabric across the cut "
-          "(sqr on the link): %s (%s)" % (verdict(s["rto"] == 0),
-                                         "?" if s["rto"] is None else s["rto"]))
+          "(sqr on the link): %s (%s)" % (verdict(ok), "?" if s["rto"] is None else s["rto"]))
+    bench_record.goal("fabric", "no retransmission timeout on the shoal fabric across the cut",
+                      ok, rtos=s["rto"])
     sh = s["shares"]
+    ok = sh is not None and all(0.45 <= x <= 0.55 for x in sh[:2])
     print("goal: each tenant 0.45-0.55 of what h13 received from the tenants (afq per "
-          "tenant): %s (%s)" % (verdict(sh is not None and all(0.45 <= x <= 0.55 for x in sh[:2])),
-                               "%.2f/%.2f" % sh[:2] if sh else "no counters"))
+          "tenant): %s (%s)" % (verdict(ok), "%.2f/%.2f" % sh[:2] if sh else "no counters"))
+    bench_record.goal("fabric", "each tenant 0.45-0.55 of what h13 received from the tenants",
+                      ok, share_t1=sh[0] if sh else None, share_t2=sh[1] if sh else None)

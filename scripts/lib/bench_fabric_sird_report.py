@@ -7,9 +7,11 @@ reads each run recorded in DIR/runs (every host's shoal-perf JSON, every
 switch's qdiscs) and prints a line a run, SIRD against cubic and DCTCP per
 configuration and workload, the ablations against SIRD's own run, and a
 verdict line on each of the paper's claims against DCTCP ("claim: ...:
-reproduced" or "not reproduced", with the cells that hold it)."""
+reproduced" or "not reproduced", with the cells that hold it), and
+records them for results.json (bench_record.py)."""
 
 import json, os, statistics, sys
+import bench_record
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf_report import load  # noqa: E402
@@ -75,6 +77,11 @@ for n in order:
           (n, r["c"], r["w"], r["t"], r["gp"], f(r["p50"], "%.2f"), f(r["p99"]),
            "%d/%.0f" % tuple(r["tor"]), "%d/%.0f" % tuple(r["core"]), r["marks"], r["drops"],
            "%d%s" % (r["lost"], "?" if r["missing"] else "")))
+    bench_record.case("fabric-sird", n, goodput_mbps=r["gp"], sd_p50=r["p50"], sd_p99=r["p99"],
+                      tor_peak_pkts=r["tor"][0], tor_peak_kb=r["tor"][1],
+                      core_peak_pkts=r["core"][0], core_peak_kb=r["core"][1],
+                      marks=r["marks"], drops=r["drops"], lost=r["lost"],
+                      missing_senders=r["missing"])
 print("(goodput: Mbit/s, the background's, summed over the 8 senders; sd: slowdown, the median "
       "of the senders' p50s and the worst sender's p99;\n"
       " ToR: the highest queue at a leaf's host port, core: at an uplink or a spine's port, "
@@ -90,12 +97,16 @@ for n in order:
         o = rows.get("%s-%s-%s" % (r["c"], r["w"], tcp))
         if not o:
             continue
-        q = "%.2fx" % (max(r["tor"][1], r["core"][1]) / max(o["tor"][1], o["core"][1])) \
-            if max(o["tor"][1], o["core"][1]) else "-"
+        q = max(r["tor"][1], r["core"][1]) / max(o["tor"][1], o["core"][1]) \
+            if max(o["tor"][1], o["core"][1]) else None
+        gp = r["gp"] / o["gp"] if o["gp"] else None
+        p99 = r["p99"] / o["p99"] if r["p99"] and o["p99"] else None
+        p50 = r["p50"] / o["p50"] if r["p50"] and o["p50"] else None
         print("%-8s %s, SIRD / %s: goodput %s, p99 slowdown %s, p50 %s, peak queue (KB) %s" %
-              (r["c"], r["w"], tcp, f(r["gp"] / o["gp"] if o["gp"] else None, "%.2fx"),
-               f(r["p99"] / o["p99"] if r["p99"] and o["p99"] else None, "%.2fx"),
-               f(r["p50"] / o["p50"] if r["p50"] and o["p50"] else None, "%.2fx"), q))
+              (r["c"], r["w"], tcp, f(gp, "%.2fx"), f(p99, "%.2fx"), f(p50, "%.2fx"),
+               f(q, "%.2fx")))
+        bench_record.case("fabric-sird", "%s %s sird/%s" % (r["c"], r["w"], tcp),
+                          goodput_ratio=gp, p99_ratio=p99, p50_ratio=p50, peak_kb_ratio=q)
 abl = [n for n in order if rows[n]["t"] == "sird" and n != "%s-%s-sird" % (rows[n]["c"],
                                                                           rows[n]["w"])]
 for n in abl:
@@ -103,11 +114,15 @@ for n in abl:
     b = rows.get("balanced-%s-sird" % r["w"])
     if not b:
         continue
+    gp = r["gp"] / b["gp"] if b["gp"] else None
+    p99 = r["p99"] / b["p99"] if r["p99"] and b["p99"] else None
     print("ablation %s against SIRD's own balanced %s: goodput %s, p99 slowdown %s, ToR peak "
           "%d against %d packets, core %d against %d" %
-          (n, r["w"], f(r["gp"] / b["gp"] if b["gp"] else None, "%.2fx"),
-           f(r["p99"] / b["p99"] if r["p99"] and b["p99"] else None, "%.2fx"),
+          (n, r["w"], f(gp, "%.2fx"), f(p99, "%.2fx"),
            r["tor"][0], b["tor"][0], r["core"][0], b["core"][0]))
+    bench_record.case("fabric-sird", "ablation %s/balanced" % n, goodput_ratio=gp,
+                      p99_ratio=p99, tor_peak_pkts=r["tor"][0], balanced_tor_peak_pkts=b["tor"][0],
+                      core_peak_pkts=r["core"][0], balanced_core_peak_pkts=b["core"][0])
 print("(SIRD's paper, 144 hosts at 100 Gbit/s, 50% load, WKa/WKb (W3/W4): p99 slowdown SIRD "
       "1.7/3.53 against DCTCP 9.92/7.9 balanced, 1.37/2.28 against 5.97/5.71 core, 1.65/3.76 "
       "against u/71.06 incast (u: unstable); peak ToR queue 0.76-2.26 MB against DCTCP's "
@@ -138,7 +153,10 @@ for what, held in (
          "workload (the paper's Table 4)", lambda r, o, b: r["gp"] >= 0.95 * b)):
     ok = [c for c, r, o, b in cells if held(r, o, b)]
     if cells:
+        met = len(ok) == len(cells)
         print("claim: %s: %s (%d of %d cells%s)" %
-              (what, "reproduced" if len(ok) == len(cells) else "not reproduced", len(ok),
+              (what, "reproduced" if met else "not reproduced", len(ok),
                len(cells), "; not in " + ", ".join(c for c, _, _, _ in cells if c not in ok)
                if len(ok) < len(cells) else ""))
+        bench_record.goal("fabric-sird", what.split(" (the paper's")[0], met,
+                          held_cells=len(ok), cells=len(cells))

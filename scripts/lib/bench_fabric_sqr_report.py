@@ -7,9 +7,11 @@ reads each run's files in DIR/RUN (RUN is TRANSPORT-OUTAGE-none or
 TRANSPORT-OUTAGE-sqr: the hosts' packet counters, nstat, Shoal's stats,
 the clients' shoal-perf JSON, every switch's qdiscs) and prints a line a
 run, the verdicts computed from them, and draws DIR/outage.svg (packets
-sent again against the outage's length)."""
+sent again against the outage's length); records them for results.json
+(bench_record.py)."""
 
 import json, os, sys
+import bench_record
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "../../tools/testing/lib"))
@@ -159,6 +161,16 @@ for r in runs:
            m["failed"] + m["unanswered"], w["p50"], w["p99"], w["mx"], w["slow"],
            "%d/%d" % (w["sq"].get("resent", 0), w["sq"].get("diverted", 0))
            if w["sqr"] else "-"))
+    bench_record.case("fabric-sqr", "%s %s %s" % (w["t"], w["outage"],
+                                                  "sqr" if w["sqr"] else "no sqr"),
+                      cut_ms=w["cut"][0] if w["cut"] else None,
+                      route_ms=w["cut"][1] if w["cut"] else None, net_pkts=w["net"],
+                      drops=w["drops"], resent=w["retx"], rtos=w["rto"], done=m["completed"],
+                      issued=m["issued"], missing_clients=m["missing"],
+                      failed=m["failed"] + m["unanswered"], p50_ms=w["p50"], p99_ms=w["p99"],
+                      max_ms=w["mx"], over_200ms=w["slow"],
+                      sqr_resent=w["sq"].get("resent", 0) if w["sqr"] else None,
+                      sqr_diverted=w["sq"].get("diverted", 0) if w["sqr"] else None)
 print("(outage: asked (0: no cut); cut/route: ms the cable was down and the spine's route to "
       "leaf 1 broken (until the mend or routing converged), measured;\n"
       " net: packets the hosts sent less those they received (sqr's copies of packets that had "
@@ -198,9 +210,12 @@ for t in sorted({w["t"] for w in rows.values()}):
         if prot:
             hidden = [w for w in cuts if w["rto"] <= base["rto"] and lost(w) == 0 and
                       w["drops"] == 0 and w["mx"] <= 2 * base["mx"]]
+            met = len(hidden) == len(cuts)
             print("  goal: sqr hides the cut from %s (no timeout beyond the run without a cut, "
                   "no RPC lost, the slowest RPC within 2x of that run's): %s (%d of %d outages)" %
-                  (t, "met" if len(hidden) == len(cuts) else "NOT met", len(hidden), len(cuts)))
+                  (t, "met" if met else "NOT met", len(hidden), len(cuts)))
+            bench_record.goal("fabric-sqr", "sqr hides the cut from %s" % t, met,
+                              hidden_outages=len(hidden), outages=len(cuts))
     bare = {w["outage"]: w for w in rows.values() if w["t"] == t and not w["sqr"] and w["cut"]}
     for o, b in bare.items():
         p = next((w for w in rows.values() if w["t"] == t and w["sqr"] and w["outage"] == o),
