@@ -18,7 +18,7 @@ Imports perf_report and shoal_cells from scripts/lib."""
 import io, statistics, sys
 import bench_record
 from perf_report import load, stats
-from shoal_cells import busy, cell, control, failures, goals, jain, ratio, tally
+from shoal_cells import busy, cell, control, failures, goals, held, jain, ratio, tally
 
 d, n, dur, qlimit, ecn = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), \
     int(sys.argv[5])
@@ -43,10 +43,8 @@ def qdisc(name):
 
 def judged(what, vs, short=None, **figures):
     """tally(WHAT, VS), its verdict recorded as SHORT (or WHAT) with FIGURES"""
-    ok = sum(1 for v in vs if v)
-    # tally()'s own verdict
-    bench_record.goal("shoal-trim", short or what, vs and ok == len(vs), met_cells=ok,
-                      cells=len(vs), **figures)
+    met, ok = held(vs)
+    bench_record.goal("shoal-trim", short or what, met, met_cells=ok, cells=len(vs), **figures)
     return tally(what, vs)
 
 

@@ -166,10 +166,17 @@ def verdict(ok):
     return "met" if ok else "NOT met"
 
 
+def held(vs):
+    """(met, k): a goal over several cells is met when it held in every
+    one of them, k of which it held in"""
+    ok = sum(1 for v in vs if v)
+    return bool(vs) and ok == len(vs), ok
+
+
 def tally(what, vs):
     """A goal over several cells: 'goal: WHAT: met|NOT met (k of n cells)'"""
-    ok = sum(1 for v in vs if v)
-    return "goal: %s: %s (%d of %d cells)" % (what, verdict(vs and ok == len(vs)), ok, len(vs))
+    met, ok = held(vs)
+    return "goal: %s: %s (%d of %d cells)" % (what, verdict(met), ok, len(vs))
 
 
 def failures(r):
